@@ -1,8 +1,46 @@
 """Shared test helpers."""
 
+import base64
+import json
 import sys
 from pathlib import Path
+
+import numpy as np
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+APP = str(ROOT / "streamlit_app.py")
+
+
+def decode(value):
+    """A Plotly JSON array: plain list, or Plotly ≥ 6's {"dtype", "bdata", "shape"} encoding."""
+    if isinstance(value, dict) and "bdata" in value:
+        array = np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]))
+        shape = value.get("shape")
+        if shape:
+            array = array.reshape([int(part) for part in str(shape).split(",")])
+        return array
+    return np.asarray(value)
+
+
+def figure(at, key):
+    """The figure JSON of the Plotly chart keyed ``key`` in an AppTest run."""
+    charts = [c for c in at.get("plotly_chart") if c.proto.id.endswith(f"-{key}")]
+    assert len(charts) == 1, f"expected one chart keyed {key!r}, found {len(charts)}"
+    return json.loads(charts[0].proto.spec)
+
+
+def chart_keys(at):
+    """The keys of every Plotly chart on the page, in order."""
+    return [c.proto.id.rsplit("-", 1)[-1] for c in at.get("plotly_chart")]
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache():
+    """Cached results leak between AppTest instances in one process: start each test clean."""
+    import streamlit as st
+
+    st.cache_data.clear()
+    yield

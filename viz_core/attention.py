@@ -98,6 +98,14 @@ class AttentionSteps:
     weights: FloatArray  # (n, m), rows sum to 1, or are all 0 when nothing is allowed
     output: FloatArray  # (n, d_v), weights @ v
 
+    def contributions(self, row: int) -> FloatArray:
+        """What each key adds to the output of query ``row``: weights[row, j] · v[j], (m, d_v).
+
+        The rows sum to ``output[row]``: the article's "喜 = 0.16·V(我) + 0.40·V(喜) + …".
+        """
+        contribution: FloatArray = self.weights[row][:, None] * self.v  # (m, 1) x (m, d_v)
+        return contribution
+
     @property
     def divisor(self) -> float:
         """What the raw scores were divided by: √d_k · temperature, or the temperature alone."""

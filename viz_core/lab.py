@@ -3,6 +3,7 @@
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 from viz_core.attention import MASK_KINDS, AttentionSteps, RowStats, attention, padding_mask
 from viz_core.attention import row_stats as _row_stats
@@ -24,6 +25,9 @@ class LabResult:
     contrast: AttentionSteps  # the same Q, K, V with scaling toggled
     stats: RowStats  # of steps.weights
     contrast_stats: RowStats  # of contrast.weights
+    std_scores: float  # std of the raw scores QKᵀ: about √d
+    std_scaled: float  # std of QKᵀ / √d: about 1
+    row_sum_error: float  # max |Σ_j weights[i, j] − 1| over rows that attend to something
 
     @property
     def scaled(self) -> AttentionSteps:
@@ -70,14 +74,19 @@ def run_lab(
     allowed = padding_mask(tokens) if mask == "padding" else mask
     steps = attention(q, k, v, scale=scale, mask=allowed)
     contrast = attention(q, k, v, scale=not scale, mask=allowed)
+    stats = _row_stats(steps.weights)
+    attending = stats.row_sum[steps.allowed.any(axis=1)]
     return LabResult(
         tokens=tuple(tokens), n_content=n_content, n_dropped=dropped, mask=mask,
         steps=steps, contrast=contrast,
-        stats=_row_stats(steps.weights), contrast_stats=_row_stats(contrast.weights),
+        stats=stats, contrast_stats=_row_stats(contrast.weights),
+        std_scores=score_std(steps.scores),
+        std_scaled=score_std(steps.scaled if scale else contrast.scaled),
+        row_sum_error=float(np.abs(attending - 1.0).max(initial=0.0)),
     )  # fmt: skip
 
 
-def score_std(scores: np.ndarray) -> float:
+def score_std(scores: npt.NDArray[np.float64]) -> float:
     """Standard deviation of the finite entries of a score matrix (0 when there are none)."""
     finite = scores[np.isfinite(scores)]
     return float(finite.std()) if finite.size else 0.0

@@ -1,0 +1,79 @@
+"""Glue between the URL, widgets and session state. The only UI module that owns state."""
+
+import html
+from collections.abc import Callable
+from dataclasses import asdict
+from typing import Any, TypeVar
+
+import streamlit as st
+
+from ui.params import Note, locale_to_lang, parse_lang
+from ui.strings import t
+
+P = TypeVar("P")
+
+
+def query() -> dict[str, list[str]]:
+    """The current URL query, every value of every key."""
+    return {key: st.query_params.get_all(key) for key in st.query_params}
+
+
+def init_lang() -> list[Note]:
+    """Seed the language once per session: the URL's, else the browser's, else Chinese."""
+    if "lang" in st.session_state:
+        return []
+    lang, notes = parse_lang(query(), locale_to_lang(st.context.locale))
+    st.session_state.lang = lang
+    return notes
+
+
+def lang() -> str:
+    """The interface language of this run."""
+    return str(st.session_state.get("lang", "zh"))
+
+
+def restore(
+    store_key: str, parse: Callable[[dict[str, list[str]]], tuple[P, list[Note]]]
+) -> list[Note]:
+    """Put a page's settings into session state before its widgets are built.
+
+    On the page's first run in a session they come from the URL (with notes for values that
+    had to be replaced); later, widget values win, and settings of widgets that were not shown
+    on another page come back from the page's last run.
+    """
+    stored = st.session_state.get(store_key)
+    notes: list[Note] = []
+    if stored is None:
+        stored, notes = parse(query())
+        st.session_state[store_key] = stored
+    for name, value in asdict(stored).items():  # type: ignore[call-overload]
+        if name not in st.session_state:
+            st.session_state[name] = value
+    return notes
+
+
+def remember(store_key: str, params: Any) -> None:
+    """Keep a page's settings for when the user comes back to it."""
+    st.session_state[store_key] = params
+
+
+def publish(params: dict[str, str]) -> None:
+    """Write the settings into the URL, so that a copied link restores this exact view."""
+    wanted = {**params, "lang": lang()}
+    if st.query_params.to_dict() != wanted:
+        st.query_params.from_dict(wanted)
+
+
+def show_notes(notes: list[Note]) -> None:
+    """Tell the user which link values were replaced (no user text is echoed)."""
+    for note in notes:
+        if note.key == "text":
+            st.info(t("note_text_cut", lang(), used=note.used), icon="✂️")
+        else:
+            st.info(t("note_prefix", lang(), key=note.key, used=note.used), icon="🔧")
+
+
+def safe_text(text: str, tag: str = "p", css_class: str = "") -> None:
+    """Show text that contains user input, as text: never Markdown, HTML, or LaTeX."""
+    attribute = f' class="{css_class}"' if css_class else ""
+    st.html(f"<{tag}{attribute}>{html.escape(text)}</{tag}>")

@@ -342,3 +342,12 @@ def test_run_lab_rejects_unknown_mask():
     """An unknown mask id is a ValueError."""
     with pytest.raises(ValueError, match="Unknown mask"):
         run_lab("我", mask="sideways")
+
+
+def test_contributions_sum_to_the_output_row():
+    """weights[i, j] · v[j] summed over j is output[i]: the article's weighted sum."""
+    steps = run_lab("我喜欢人工智能").steps
+    contributions = steps.contributions(2)
+    assert contributions.shape == (9, 64)
+    assert_allclose(contributions.sum(axis=0), steps.output[2], rtol=1e-12, atol=1e-15)
+    assert_allclose(contributions[1], steps.weights[2, 1] * steps.v[1])

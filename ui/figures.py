@@ -16,7 +16,7 @@ from ui.strings import t
 
 FONT = {"family": "Noto Sans CJK SC, PingFang SC, Microsoft YaHei, sans-serif", "size": 15}
 SELECT_COLOUR = "#f97316"  # orange: distinct from both colour scales, also in grayscale
-MASK_COLOUR = "#6b7280"
+MASK_COLOUR = "#6b7280"  # masked cells are greyed out: not a colour of either scale
 SHOW_CELL_TEXT_UP_TO = 12  # tokens; above this the numbers no longer fit in a cell
 CONFIG = {
     "displaylogo": False,
@@ -53,9 +53,20 @@ def format_cell(value: float, kind: str) -> str:
     return (f"{value:.0f}" if abs(value) >= 9.95 else f"{value:.1f}").replace("-", "\u2212")
 
 
+def masked_runs(masked: npt.NDArray[np.bool_]) -> list[tuple[int, int, int]]:
+    """(row, start, stop) of each run of masked cells: one grey rectangle per run, not per cell."""
+    runs = []
+    for i, row in enumerate(masked):
+        edges = np.flatnonzero(np.diff(np.concatenate([[0], row.astype(np.int8), [0]])))
+        runs += [
+            (i, int(start), int(stop)) for start, stop in zip(edges[::2], edges[1::2], strict=True)
+        ]
+    return runs
+
+
 def cell_size(n: int) -> int:
     """Pixels per cell: large for the 9×9 example, smaller as the matrix grows."""
-    return max(16, min(48, 576 // max(n, 1)))
+    return max(14, min(40, 400 // max(n, 1)))
 
 
 def matrix_heatmap(
@@ -72,14 +83,18 @@ def matrix_heatmap(
 ) -> go.Figure:
     """A labelled heatmap of one stage. ``kind`` is "scores" (diverging) or "weights" (0 … 1).
 
-    Cells where ``allowed`` is False are drawn as gaps with a grey ×, and hover says "masked".
+    Cells where ``allowed`` is False are greyed out (−∞ becomes a gap), and hover says "masked".
     A transparent square over each cell centre carries the hover and makes a click on any cell
     report its (x, y): Streamlit 1.67 returns no selection for clicks on heatmap cells.
     """
     n, m = z.shape
     masked = np.zeros((n, m), dtype=bool) if allowed is None else ~allowed
     show = np.where(masked & ~np.isfinite(z), np.nan, z)  # -inf becomes a gap, not a colour
-    texts = [[format_cell(float(value), kind) for value in row] for row in z]
+    texts = [
+        ["" if kind == "weights" and masked[i, j] else format_cell(float(z[i, j]), kind)
+         for j in range(m)]
+        for i in range(n)
+    ]  # fmt: skip
     rows = tick_labels(row_tokens)
     cols = tick_labels(col_tokens)
     size = cell_size(max(n, m))
@@ -127,18 +142,10 @@ def matrix_heatmap(
         showlegend=False,
     )
     fig = go.Figure([heatmap, picker])
-    if masked.any():
-        mask_y, mask_x = np.nonzero(masked)
-        fig.add_trace(
-            go.Scatter(
-                x=mask_x,
-                y=mask_y,
-                mode="markers",
-                marker={"symbol": "x-thin", "size": size * 0.45, "line": {"width": 2,
-                        "color": MASK_COLOUR}},
-                hoverinfo="skip",
-                showlegend=False,
-            )
+    for i, start, stop in masked_runs(masked):
+        fig.add_shape(
+            type="rect", x0=start - 0.5, x1=stop - 0.5, y0=i - 0.5, y1=i + 0.5,
+            fillcolor=MASK_COLOUR, opacity=0.55, line={"width": 0}, layer="above",
         )  # fmt: skip
     if selected_row is not None and 0 <= selected_row < n:
         fig.add_shape(

@@ -184,8 +184,11 @@ def row_views(result: LabResult, params: LabParams, lang: str) -> None:
     left, right = st.columns(2, gap="large")
     with left:
         st.subheader(t("masked_title", lang))
-        st.latex(r"M_{ij} = \begin{cases} S'_{ij} & \text{allowed} \\ -\infty & \text{masked}"
-                 r"\end{cases}")  # fmt: skip
+        allowed_word, masked_word = t("latex_allowed", lang), t("latex_masked", lang)
+        st.latex(
+            rf"M_{{ij}} = \begin{{cases}} S'_{{ij}} & \text{{{allowed_word}}} \\ -\infty & "
+            rf"\text{{{masked_word}}} \end{{cases}}"
+        )
         st.caption(t(f"masked_why_{result.mask}", lang))
         fig = figures.matrix_heatmap(
             steps.masked, tokens, tokens, lang=lang, kind="scores", allowed=steps.allowed,

@@ -135,14 +135,17 @@ STRINGS: dict[str, dict[str, str]] = {
         "en": "No mask: every token may look at every token; the matrix equals the previous one.",
     },
     "masked_why_causal": {
-        "zh": "因果掩码：右上角（未来的字）被设为 −∞，softmax 之后权重正好为 0。",
-        "en": "Causal mask: the upper right (future tokens) is set to −∞, so after softmax its "
-        "weight is exactly 0.",
+        "zh": "因果掩码：右上角（未来的字，灰色格子）被设为 −∞，softmax 之后权重正好为 0。",
+        "en": "Causal mask: the upper right (future tokens, greyed out) is set to −∞, so after "
+        "softmax its weight is exactly 0.",
     },
     "masked_why_padding": {
-        "zh": "填充掩码：[PAD] 所在的列被设为 −∞，没有任何字会关注补位的 token。",
-        "en": "Padding mask: the [PAD] columns are set to −∞, so no token attends to padding.",
+        "zh": "填充掩码：[PAD] 所在的列（灰色）被设为 −∞，没有任何字会关注补位的 token。",
+        "en": "Padding mask: the [PAD] columns (greyed out) are set to −∞, so no token attends "
+        "to padding.",
     },
+    "latex_allowed": {"zh": "允许关注", "en": "allowed"},
+    "latex_masked": {"zh": "被屏蔽", "en": "masked"},
     "weights_title": {"zh": "⑤ softmax：注意力权重", "en": "⑤ Softmax: attention weights"},
     "weights_why": {
         "zh": "每一行取 e 的幂再除以总和，变成非负、和为 1 的概率分布。点击某一行即可选中它。",

@@ -1,0 +1,134 @@
+"""Figure builders: arrays and labels in, figures out, user text escaped, no NaN shown."""
+
+import math
+
+import numpy as np
+import pytest
+from conftest import decode
+from numpy.testing import assert_allclose, assert_array_equal
+
+from ui import figures
+from viz_core import run_lab
+
+
+def heatmap_trace(fig):
+    (trace,) = [tr for tr in fig.data if tr.type == "heatmap"]
+    return trace
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [(float("nan"), "—"), (float("-inf"), "−∞"), (float("inf"), "+∞"), (-1.23456, "−1.235"),
+     (0.1, "0.1")],
+)  # fmt: skip
+def test_format_value_never_shows_nan_or_inf(value, text):
+    """Hover values: 4 significant digits, a real minus sign, symbols for the infinities."""
+    assert figures.format_value(value) == text
+
+
+def test_cells_are_short():
+    """Cells: weights with 2 decimals, scores with 1 below 10 and none from 10 on."""
+    assert figures.format_cell(0.4567, "weights") == "0.46"
+    assert figures.format_cell(-3.14159, "scores") == "−3.1"
+    assert figures.format_cell(20.7, "scores") == "21"
+    assert figures.format_cell(float("-inf"), "scores") == "−∞"
+
+
+def test_heatmap_uses_positions_and_escaped_token_ticks():
+    """x and y are 0 … n−1, tick text the escaped tokens; row 0 on top."""
+    tokens = ("<", "我", "&", "我")
+    fig = figures.matrix_heatmap(np.eye(4), tokens, tokens, lang="en", kind="weights")
+    trace = heatmap_trace(fig)
+    assert_array_equal(decode(trace.x) if isinstance(trace.x, dict) else trace.x, np.arange(4))
+    assert list(fig.layout.yaxis.ticktext) == ["&lt;", "我", "&amp;", "我"]
+    assert fig.layout.yaxis.range[0] > fig.layout.yaxis.range[1]
+
+
+def test_weights_heatmap_z_is_the_matrix_itself():
+    """kind="weights": z is the array passed in, unchanged (the page's contract)."""
+    weights = run_lab("我喜欢人工智能", mask="causal").steps.weights
+    tokens = tuple("abcdefghi")
+    fig = figures.matrix_heatmap(weights, tokens, tokens, lang="zh", kind="weights")
+    assert_array_equal(heatmap_trace(fig).z, weights)
+
+
+def test_masked_cells_are_greyed_gaps_and_hover_says_masked():
+    """−∞ cells become NaN gaps under one grey rectangle per run; hover says masked."""
+    steps = run_lab("我喜欢", mask="causal").steps
+    tokens = ("[CLS]", "我", "喜", "欢", "[SEP]")
+    fig = figures.matrix_heatmap(steps.masked, tokens, tokens, lang="en", kind="scores",
+                                 allowed=steps.allowed)  # fmt: skip
+    z = np.asarray(heatmap_trace(fig).z, dtype=float)
+    assert np.isnan(z[~steps.allowed]).all() and np.isfinite(z[steps.allowed]).all()
+    grey = [(shape.y0 + 0.5, shape.x0 + 0.5, shape.x1 + 0.5) for shape in fig.layout.shapes]
+    assert grey == [(0, 1, 5), (1, 2, 5), (2, 3, 5), (3, 4, 5)]  # row, first, stop
+    picker = fig.data[1]
+    hover = dict(zip(zip(picker.y, picker.x, strict=True), picker.customdata, strict=True))
+    assert hover[(0, 1)][2] == "masked (−∞)"
+    assert hover[(1, 0)][2] == figures.format_value(steps.masked[1, 0])
+
+
+def test_masked_runs():
+    """Runs of masked cells, row by row: a random mask gives one run per contiguous block."""
+    masked = np.array([[1, 1, 0, 1], [0, 0, 0, 0], [1, 1, 1, 1]], dtype=bool)
+    assert figures.masked_runs(masked) == [(0, 0, 2), (0, 3, 4), (2, 0, 4)]
+
+
+def test_click_layer_covers_every_cell():
+    """The transparent click squares sit on every cell centre."""
+    tokens = tuple("abc")
+    fig = figures.matrix_heatmap(np.zeros((3, 3)), tokens, tokens, lang="en", kind="scores")
+    picker = fig.data[1]
+    assert sorted(zip(picker.x, picker.y, strict=True)) == [
+        (x, y) for x in range(3) for y in range(3)
+    ]
+    assert picker.marker.opacity == 0.01
+
+
+def test_cell_text_only_while_readable():
+    """Numbers in the cells up to 12 tokens; hover only above that."""
+    small = figures.matrix_heatmap(np.zeros((12, 12)), tuple("x" * 12), tuple("x" * 12),
+                                   lang="en", kind="scores")  # fmt: skip
+    large = figures.matrix_heatmap(np.zeros((13, 13)), tuple("x" * 13), tuple("x" * 13),
+                                   lang="en", kind="scores")  # fmt: skip
+    assert heatmap_trace(small).text is not None
+    assert heatmap_trace(large).text is None
+
+
+def test_selected_row_is_outlined():
+    """The selected row gets one outline rectangle spanning the row."""
+    fig = figures.matrix_heatmap(np.zeros((4, 4)), tuple("abcd"), tuple("abcd"), lang="en",
+                                 kind="weights", selected_row=2)  # fmt: skip
+    (shape,) = fig.layout.shapes
+    assert (shape.y0, shape.y1) == (1.5, 2.5)
+
+
+def test_row_bars_first_trace_is_the_chosen_setting():
+    """row_bars: trace 0 is the chosen scaling's row, trace 1 the other, names in the language."""
+    result = run_lab("我喜欢", scale=False)
+    fig = figures.row_bars(result.steps.weights[1], result.contrast.weights[1], result.tokens,
+                           scaled=False, lang="zh")  # fmt: skip
+    assert_array_equal(fig.data[0].y, result.steps.weights[1])
+    assert fig.data[0].name == "不缩放" and fig.data[1].name == "缩放 ÷√d"
+
+
+def test_contributions_add_up_to_the_output():
+    """The weighted-sum figure's rows add up to its last row, the output (first dims only)."""
+    result = run_lab("我喜欢人工智能")
+    steps = result.steps
+    fig = figures.contributions_heatmap(steps.contributions(2), steps.output[2], steps.weights[2],
+                                        result.tokens, lang="en", dims=8)  # fmt: skip
+    z = np.asarray(heatmap_trace(fig).z)
+    assert z.shape == (10, 8)
+    assert_allclose(z[:-1].sum(axis=0), z[-1], atol=1e-12)
+    assert list(fig.layout.yaxis.ticktext)[-1] == "= output"
+
+
+def test_small_multiples_have_one_panel_per_row():
+    """row_multiples: n bar traces, each a row of the weights."""
+    weights = run_lab("我爱我家").steps.weights
+    fig = figures.row_multiples(weights, ("[CLS]", "我", "爱", "我", "家", "[SEP]"), lang="en")
+    assert len(fig.data) == 6
+    for i, trace in enumerate(fig.data):
+        assert_array_equal(trace.y, weights[i])
+    assert math.isclose(sum(fig.data[0].y), 1.0)

@@ -32,6 +32,7 @@ def test_cells_are_short():
     assert figures.format_cell(-3.14159, "scores") == "−3.1"
     assert figures.format_cell(20.7, "scores") == "21"
     assert figures.format_cell(float("-inf"), "scores") == "−∞"
+    assert figures.format_cell(-0.04, "scores") == "0.0"  # no "−0.0"
 
 
 def test_heatmap_uses_positions_and_escaped_token_ticks():

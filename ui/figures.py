@@ -50,7 +50,8 @@ def format_cell(value: float, kind: str) -> str:
         return format_value(value)
     if kind == "weights":
         return f"{value:.2f}"
-    return (f"{value:.0f}" if abs(value) >= 9.95 else f"{value:.1f}").replace("-", "\u2212")
+    text = f"{value:.0f}" if abs(value) >= 9.95 else f"{value:.1f}"
+    return "0.0" if text == "-0.0" else text.replace("-", "\u2212")
 
 
 def masked_runs(masked: npt.NDArray[np.bool_]) -> list[tuple[int, int, int]]:

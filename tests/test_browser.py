@@ -1,0 +1,145 @@
+"""The app in real Chromium against a real `streamlit run` server."""
+
+import re
+
+import pytest
+from browser_support import launch, require_browser, screenshot, streamlit_server, wait_idle
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="module")
+def server():
+    require_browser()
+    with streamlit_server() as base:
+        yield base
+
+
+@pytest.fixture(scope="module")
+def chromium_browser(server):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = launch(playwright)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(chromium_browser):
+    """A fresh browser context (no shared session), with console errors collected."""
+    context = chromium_browser.new_context(viewport={"width": 1400, "height": 1000}, locale="zh-CN")
+    tab = context.new_page()
+    tab.console_errors = []
+    tab.on("console", lambda msg: msg.type == "error" and tab.console_errors.append(msg.text))
+    tab.on("pageerror", lambda error: tab.console_errors.append(str(error)))
+    yield tab
+    context.close()
+
+
+def open_app(page, server, query=""):
+    page.goto(f"{server}/{query}")
+    wait_idle(page, settle_ms=800)
+    page.wait_for_selector(".st-key-weights_heatmap .nsewdrag", timeout=30_000)
+
+
+def chart(page, key):
+    return page.locator(f".st-key-{key}")
+
+
+def tick_texts(page, key, axis="ytick"):
+    return chart(page, key).locator(f"g.{axis} text").all_text_contents()
+
+
+def cell_texts(page, key):
+    """The numbers drawn in a heatmap's cells, in drawing order."""
+    return chart(page, key).locator("g.heatmaplayer text").all_text_contents()
+
+
+def click_cell(page, key, row, col, n):
+    """Click the centre of cell (row, col) of an n × n heatmap."""
+    plot = chart(page, key).locator(".nsewdrag").first
+    plot.scroll_into_view_if_needed()
+    box = plot.bounding_box()
+    page.mouse.click(box["x"] + (col + 0.5) * box["width"] / n,
+                     box["y"] + (row + 0.5) * box["height"] / n)  # fmt: skip
+    wait_idle(page)
+
+
+def selected_row_text(page):
+    return page.locator(".st-key-row input").input_value()
+
+
+def test_lab_loads_without_errors_and_draws_chinese_ticks(page, server):
+    """Default page: every chart drawn, no exception box, no console error, 喜 on the axis."""
+    open_app(page, server)
+    assert page.locator("[data-testid='stPlotlyChart']").count() == 7
+    assert page.locator("[data-testid='stException']").count() == 0
+    assert "喜" in tick_texts(page, "weights_heatmap")
+    screenshot(page, "lab-zh")
+    assert page.console_errors == []
+
+
+def test_clicking_a_weights_row_selects_that_query_token(page, server):
+    """A click on row 5 (工) of the weights heatmap selects 工 and redraws the row bars."""
+    open_app(page, server, "?lang=en")
+    assert selected_row_text(page).startswith("2 · 喜")
+    click_cell(page, "weights_heatmap", row=5, col=3, n=9)
+    assert selected_row_text(page).startswith("5 · 工")
+    assert "row=5" in page.url
+    assert page.locator("[data-testid='stException']").count() == 0
+
+
+def test_typing_a_sentence_and_enter_redraws_with_its_tokens(page, server):
+    """Type 我爱我家, press Enter: the heatmap's rows become [CLS] 我 爱 我 家 [SEP]."""
+    open_app(page, server)
+    box = page.locator(".st-key-text input")
+    box.fill("我爱我家")
+    box.press("Enter")
+    wait_idle(page, settle_ms=800)
+    assert tick_texts(page, "weights_heatmap") == ["[CLS]", "我", "爱", "我", "家", "[SEP]"]
+
+
+def test_toggling_scaling_changes_the_weights(page, server):
+    """Scaling off at d = 1536: the drawn weights change and one of them nears 1."""
+    open_app(page, server, "?d=1536")
+    before = cell_texts(page, "weights_heatmap")
+    page.locator(".st-key-scale label").click()
+    wait_idle(page, settle_ms=800)
+    after = cell_texts(page, "weights_heatmap")
+    assert before != after
+    assert max(float(x) for x in after if x) > 0.9
+
+
+def test_a_shared_url_reproduces_the_same_numbers(page, server, chromium_browser):
+    """The URL after changes, opened in a new browser context, shows the same cells."""
+    open_app(page, server, "?d=96&seed=11&mask=causal")
+    expected = cell_texts(page, "weights_heatmap")
+    other = chromium_browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+    try:
+        open_app(other, server, page.url.split("/", 3)[-1])
+        assert cell_texts(other, "weights_heatmap") == expected
+    finally:
+        other.context.close()
+
+
+def test_bad_url_shows_notes_never_a_traceback(page, server):
+    """?d=1e400&text=<b>…: notes, literal text, no exception box."""
+    open_app(page, server, "?d=1e400&seed=nan&mask=x&text=%3Cb%3Ebold%3C%2Fb%3E")
+    assert page.locator("[data-testid='stException']").count() == 0
+    assert page.locator("[data-testid='stAlert']").count() >= 3
+    assert page.locator("b", has_text="bold").count() == 0
+    assert "<" in tick_texts(page, "weights_heatmap")
+    screenshot(page, "lab-bad-url")
+
+
+def test_switching_language_keeps_every_setting(page, server):
+    """中文 → English keeps d, mask, seed and row in the URL and on screen."""
+    open_app(page, server, "?lang=zh&d=768&mask=causal&seed=5&row=4")
+    page.get_by_text("English", exact=True).click()
+    wait_idle(page, settle_ms=800)
+    assert re.search(r"lang=en", page.url)
+    for part in ["d=768", "mask=causal", "seed=5", "row=4"]:
+        assert part in page.url
+    assert page.get_by_text("Scaled dot-product attention, step by step").count() == 1
+    screenshot(page, "lab-en")

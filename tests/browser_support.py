@@ -45,11 +45,24 @@ def free_port():
 def streamlit_server(app="streamlit_app.py"):
     """Start `streamlit run` on a free port and yield its base URL once /_stcore/health is ok."""
     port = free_port()
-    command = [sys.executable, "-m", "streamlit", "run", app, "--server.headless", "true",
-               "--server.port", str(port), "--browser.gatherUsageStats", "false",
-               "--server.fileWatcherType", "none"]  # fmt: skip
-    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.PIPE, start_new_session=True)  # fmt: skip
+    command = [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        app,
+        "--server.headless",
+        "true",
+        "--server.port",
+        str(port),
+        "--browser.gatherUsageStats",
+        "false",
+        "--server.fileWatcherType",
+        "none",
+    ]
+    process = subprocess.Popen(
+        command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True
+    )
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 60
@@ -71,9 +84,15 @@ def launch(playwright):
     """Headless Debian Chromium with the flags this closed network needs."""
     return playwright.chromium.launch(
         executable_path=CHROMIUM,
-        args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-              "--disable-component-update", "--disable-sync", "--no-first-run"],
-    )  # fmt: skip
+        args=[
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+        ],
+    )
 
 
 def wait_idle(page, settle_ms=400):

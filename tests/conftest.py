@@ -37,6 +37,26 @@ def chart_keys(at):
     return [c.proto.id.rsplit("-", 1)[-1] for c in at.get("plotly_chart")]
 
 
+def open_app(page="lab", **query):
+    """Run the app as if opened from a link to ``page`` with ``query``; fail on any exception."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(APP, default_timeout=60)
+    for key, value in query.items():
+        at.query_params[key] = value
+    at.run()
+    if page != "lab":
+        # AppTest always starts on the default page, which rewrites the URL; a browser opening
+        # /page?query runs that page first, so put the link's query back before switching.
+        for key in list(at.query_params):
+            del at.query_params[key]
+        for key, value in query.items():
+            at.query_params[key] = value
+        at.switch_page(f"ui/pages/{page}.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
 @pytest.fixture(autouse=True)
 def _fresh_cache():
     """Cached results leak between AppTest instances in one process: start each test clean."""

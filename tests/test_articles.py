@@ -132,5 +132,8 @@ def test_weighted_sum_of_values():
     """Article 2: 0.16·V(我) + 0.40·V(喜) + 0.23·V(欢), first three dimensions, as printed."""
     v = np.array([[0.31, -0.12, 0.45], [0.42, 0.15, -0.08], [0.05, 0.28, -0.18]])
     contributions = np.array([0.16, 0.40, 0.23])[:, None] * v
-    assert_allclose(contributions, [[0.050, -0.019, 0.072], [0.168, 0.060, -0.032],
-                                    [0.012, 0.064, -0.041]], atol=6e-4)  # fmt: skip
+    assert_allclose(
+        contributions,
+        [[0.050, -0.019, 0.072], [0.168, 0.060, -0.032], [0.012, 0.064, -0.041]],
+        atol=6e-4,
+    )

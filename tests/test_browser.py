@@ -61,8 +61,9 @@ def click_cell(page, key, row, col, n):
     plot = chart(page, key).locator(".nsewdrag").first
     plot.scroll_into_view_if_needed()
     box = plot.bounding_box()
-    page.mouse.click(box["x"] + (col + 0.5) * box["width"] / n,
-                     box["y"] + (row + 0.5) * box["height"] / n)  # fmt: skip
+    page.mouse.click(
+        box["x"] + (col + 0.5) * box["width"] / n, box["y"] + (row + 0.5) * box["height"] / n
+    )
     wait_idle(page)
 
 

@@ -18,9 +18,14 @@ def heatmap_trace(fig):
 
 @pytest.mark.parametrize(
     ("value", "text"),
-    [(float("nan"), "—"), (float("-inf"), "−∞"), (float("inf"), "+∞"), (-1.23456, "−1.235"),
-     (0.1, "0.1")],
-)  # fmt: skip
+    [
+        (float("nan"), "—"),
+        (float("-inf"), "−∞"),
+        (float("inf"), "+∞"),
+        (-1.23456, "−1.235"),
+        (0.1, "0.1"),
+    ],
+)
 def test_format_value_never_shows_nan_or_inf(value, text):
     """Hover values: 4 significant digits, a real minus sign, symbols for the infinities."""
     assert figures.format_value(value) == text
@@ -57,8 +62,9 @@ def test_masked_cells_are_greyed_gaps_and_hover_says_masked():
     """−∞ cells become NaN gaps under one grey rectangle per run; hover says masked."""
     steps = run_lab("我喜欢", mask="causal").steps
     tokens = ("[CLS]", "我", "喜", "欢", "[SEP]")
-    fig = figures.matrix_heatmap(steps.masked, tokens, tokens, lang="en", kind="scores",
-                                 allowed=steps.allowed)  # fmt: skip
+    fig = figures.matrix_heatmap(
+        steps.masked, tokens, tokens, lang="en", kind="scores", allowed=steps.allowed
+    )
     z = np.asarray(heatmap_trace(fig).z, dtype=float)
     assert np.isnan(z[~steps.allowed]).all() and np.isfinite(z[steps.allowed]).all()
     grey = [(shape.y0 + 0.5, shape.x0 + 0.5, shape.x1 + 0.5) for shape in fig.layout.shapes]
@@ -88,18 +94,21 @@ def test_click_layer_covers_every_cell():
 
 def test_cell_text_only_while_readable():
     """Numbers in the cells up to 12 tokens; hover only above that."""
-    small = figures.matrix_heatmap(np.zeros((12, 12)), tuple("x" * 12), tuple("x" * 12),
-                                   lang="en", kind="scores")  # fmt: skip
-    large = figures.matrix_heatmap(np.zeros((13, 13)), tuple("x" * 13), tuple("x" * 13),
-                                   lang="en", kind="scores")  # fmt: skip
+    small = figures.matrix_heatmap(
+        np.zeros((12, 12)), tuple("x" * 12), tuple("x" * 12), lang="en", kind="scores"
+    )
+    large = figures.matrix_heatmap(
+        np.zeros((13, 13)), tuple("x" * 13), tuple("x" * 13), lang="en", kind="scores"
+    )
     assert heatmap_trace(small).text is not None
     assert heatmap_trace(large).text is None
 
 
 def test_selected_row_is_outlined():
     """The selected row gets one outline rectangle spanning the row."""
-    fig = figures.matrix_heatmap(np.zeros((4, 4)), tuple("abcd"), tuple("abcd"), lang="en",
-                                 kind="weights", selected_row=2)  # fmt: skip
+    fig = figures.matrix_heatmap(
+        np.zeros((4, 4)), tuple("abcd"), tuple("abcd"), lang="en", kind="weights", selected_row=2
+    )
     (shape,) = fig.layout.shapes
     assert (shape.y0, shape.y1) == (1.5, 2.5)
 
@@ -107,8 +116,9 @@ def test_selected_row_is_outlined():
 def test_row_bars_first_trace_is_the_chosen_setting():
     """row_bars: trace 0 is the chosen scaling's row, trace 1 the other, names in the language."""
     result = run_lab("我喜欢", scale=False)
-    fig = figures.row_bars(result.steps.weights[1], result.contrast.weights[1], result.tokens,
-                           scaled=False, lang="zh")  # fmt: skip
+    fig = figures.row_bars(
+        result.steps.weights[1], result.contrast.weights[1], result.tokens, scaled=False, lang="zh"
+    )
     assert_array_equal(fig.data[0].y, result.steps.weights[1])
     assert fig.data[0].name == "不缩放" and fig.data[1].name == "缩放 ÷√d"
 
@@ -117,8 +127,9 @@ def test_contributions_add_up_to_the_output():
     """The weighted-sum figure's rows add up to its last row, the output (first dims only)."""
     result = run_lab("我喜欢人工智能")
     steps = result.steps
-    fig = figures.contributions_heatmap(steps.contributions(2), steps.output[2], steps.weights[2],
-                                        result.tokens, lang="en", dims=8)  # fmt: skip
+    fig = figures.contributions_heatmap(
+        steps.contributions(2), steps.output[2], steps.weights[2], result.tokens, lang="en", dims=8
+    )
     z = np.asarray(heatmap_trace(fig).z)
     assert z.shape == (10, 8)
     assert_allclose(z[:-1].sum(axis=0), z[-1], atol=1e-12)

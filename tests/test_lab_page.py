@@ -42,8 +42,18 @@ def bar_values(at, trace_index=0):
 
 def all_text(at):
     """Every Markdown-rendered string on the page (markdown, captions, alerts, headings)."""
-    kinds = ["markdown", "caption", "info", "warning", "error", "success", "title", "header",
-             "subheader", "latex"]  # fmt: skip
+    kinds = [
+        "markdown",
+        "caption",
+        "info",
+        "warning",
+        "error",
+        "success",
+        "title",
+        "header",
+        "subheader",
+        "latex",
+    ]
     return [element.value for kind in kinds for element in at.get(kind)]
 
 
@@ -106,8 +116,9 @@ def test_repeated_characters_keep_their_own_rows():
 
 def test_url_settings_reach_the_core():
     """text, special, d, scale, mask, seed and row from a link give exactly the core's numbers."""
-    at = open_page(text="我爱我家", special="false", d="1536", scale="false", mask="causal",
-                   seed="7", row="3")  # fmt: skip
+    at = open_page(
+        text="我爱我家", special="false", d="1536", scale="false", mask="causal", seed="7", row="3"
+    )
     expected = run_lab("我爱我家", special=False, d=1536, scale=False, mask="causal", seed=7)
     assert_array_equal(heatmap_z(at), expected.steps.weights)
     assert at.number_input(key="d").value == 1536
@@ -197,14 +208,17 @@ def test_selected_row_survives_a_settings_change():
     at.toggle(key="scale").set_value(False).run()
     at.radio(key="mask").set_value("causal").run()
     assert at.selectbox(key="row").value == 5
-    assert_array_equal(bar_values(at), run_lab("我喜欢人工智能", d=1536, scale=False,
-                                                mask="causal").steps.weights[5])  # fmt: skip
+    assert_array_equal(
+        bar_values(at),
+        run_lab("我喜欢人工智能", d=1536, scale=False, mask="causal").steps.weights[5],
+    )
 
 
 def test_switching_language_keeps_every_setting():
     """zh → en: d, scale, mask, seed, row and text stay as they were."""
-    at = open_page(lang="zh", text="我爱我家", d="768", scale="false", mask="causal", seed="9",
-                   row="3")  # fmt: skip
+    at = open_page(
+        lang="zh", text="我爱我家", d="768", scale="false", mask="causal", seed="9", row="3"
+    )
     before = dict(at.query_params)
     at.radio(key="lang").set_value("en").run()
     after = dict(at.query_params)
@@ -262,12 +276,25 @@ def test_very_long_sentence_is_capped_with_a_note_and_answers_quickly():
 @pytest.mark.parametrize(
     "query",
     [
-        {"d": "1e400"}, {"d": "nan"}, {"d": "-inf"}, {"d": "0"}, {"d": "-64"}, {"d": "99999999"},
-        {"d": "abc"}, {"d": ""}, {"seed": "1e400"}, {"seed": "-1"}, {"row": "999"},
-        {"row": "-1"}, {"mask": "bogus"}, {"lang": "fr"}, {"special": "perhaps"},
-        {"scale": "nan"}, {"d": ["1", "1e400"]},
+        {"d": "1e400"},
+        {"d": "nan"},
+        {"d": "-inf"},
+        {"d": "0"},
+        {"d": "-64"},
+        {"d": "99999999"},
+        {"d": "abc"},
+        {"d": ""},
+        {"seed": "1e400"},
+        {"seed": "-1"},
+        {"row": "999"},
+        {"row": "-1"},
+        {"mask": "bogus"},
+        {"lang": "fr"},
+        {"special": "perhaps"},
+        {"scale": "nan"},
+        {"d": ["1", "1e400"]},
     ],
-)  # fmt: skip
+)
 def test_bad_url_values_never_crash_and_are_noted(query):
     """Every bad value is replaced by a sane one with a visible note; never an exception."""
     at = open_page(**query)

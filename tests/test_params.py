@@ -22,8 +22,15 @@ def test_empty_query_gives_the_defaults_and_no_notes():
 
 def test_good_values_are_read():
     """Every key is read, with language-independent ids."""
-    query = {"text": "我爱我家", "special": "false", "d": "1536", "scale": "false",
-             "mask": "causal", "seed": "42", "row": "3"}  # fmt: skip
+    query = {
+        "text": "我爱我家",
+        "special": "false",
+        "d": "1536",
+        "scale": "false",
+        "mask": "causal",
+        "seed": "42",
+        "row": "3",
+    }
     params, notes = parse_lab(query)
     assert params == LabParams("我爱我家", False, 1536, False, "causal", 42, 3)
     assert notes == []
@@ -38,13 +45,25 @@ def test_round_trip_through_the_query():
 @pytest.mark.parametrize(
     ("raw", "used"),
     [
-        ("1e400", 64), ("inf", 64), ("-inf", 64), ("nan", 64), ("NaN", 64), ("abc", 64),
-        ("", 64), ("6.5", 64), ("0x40", 64), ("٦٤", 64),
+        ("1e400", 64),
+        ("inf", 64),
+        ("-inf", 64),
+        ("nan", 64),
+        ("NaN", 64),
+        ("abc", 64),
+        ("", 64),
+        ("6.5", 64),
+        ("0x40", 64),
+        ("٦٤", 64),
         pytest.param("9" * 5000, 8192, id="5000-nines"),
-        pytest.param("-" + "9" * 5000, 1, id="minus-5000-nines"), ("1_000", 64),
-        ("0", 1), ("-5", 1), ("99999", 8192), ("1e5", 8192),
+        pytest.param("-" + "9" * 5000, 1, id="minus-5000-nines"),
+        ("1_000", 64),
+        ("0", 1),
+        ("-5", 1),
+        ("99999", 8192),
+        ("1e5", 8192),
     ],
-)  # fmt: skip
+)
 def test_bad_d_is_replaced_with_a_note(raw, used):
     """Garbage → the default; out of range → the nearest allowed value; always a note."""
     params, notes = parse_lab({"d": raw})

@@ -53,6 +53,8 @@ def format_cell(value: float, kind: str) -> str:
         return format_value(value)
     if kind == "weights":
         return f"{value:.2f}"
+    if kind == "fine":  # small signed values, such as a softmax Jacobian
+        return "0.000" if f"{value:.3f}" == "-0.000" else f"{value:.3f}".replace("-", "\u2212")
     text = f"{value:.0f}" if abs(value) >= 9.95 else f"{value:.1f}"
     return "0.0" if text == "-0.0" else text.replace("-", "\u2212")
 
@@ -85,7 +87,8 @@ def matrix_heatmap(
     row_axis: str = "axis_query",
     col_axis: str = "axis_key",
 ) -> go.Figure:
-    """A labelled heatmap of one stage. ``kind`` is "scores" (diverging) or "weights" (0 … 1).
+    """A labelled heatmap of one stage: ``kind`` "scores" (diverging), "fine" (diverging, three
+    decimals) or "weights" (0 … 1).
 
     Cells where ``allowed`` is False are greyed out (−∞ becomes a gap), and hover says "masked".
     A transparent square over each cell centre carries the hover and makes a click on any cell
@@ -95,10 +98,12 @@ def matrix_heatmap(
     masked = np.zeros((n, m), dtype=bool) if allowed is None else ~allowed
     show = np.where(masked & ~np.isfinite(z), np.nan, z)  # -inf becomes a gap, not a colour
     texts = [
-        ["" if kind == "weights" and masked[i, j] else format_cell(float(z[i, j]), kind)
-         for j in range(m)]
+        [
+            "" if kind == "weights" and masked[i, j] else format_cell(float(z[i, j]), kind)
+            for j in range(m)
+        ]
         for i in range(n)
-    ]  # fmt: skip
+    ]
     rows = tick_labels(row_tokens)
     cols = tick_labels(col_tokens)
     size = cell_size(max(n, m))
@@ -148,15 +153,25 @@ def matrix_heatmap(
     fig = go.Figure([heatmap, picker])
     for i, start, stop in masked_runs(masked):
         fig.add_shape(
-            type="rect", x0=start - 0.5, x1=stop - 0.5, y0=i - 0.5, y1=i + 0.5,
-            fillcolor=MASK_COLOUR, opacity=0.55, line={"width": 0}, layer="above",
-        )  # fmt: skip
+            type="rect",
+            x0=start - 0.5,
+            x1=stop - 0.5,
+            y0=i - 0.5,
+            y1=i + 0.5,
+            fillcolor=MASK_COLOUR,
+            opacity=0.55,
+            line={"width": 0},
+            layer="above",
+        )
     if selected_row is not None and 0 <= selected_row < n:
         fig.add_shape(
             type="rect",
-            x0=-0.5, x1=m - 0.5, y0=selected_row - 0.5, y1=selected_row + 0.5,
+            x0=-0.5,
+            x1=m - 0.5,
+            y0=selected_row - 0.5,
+            y1=selected_row + 0.5,
             line={"color": SELECT_COLOUR, "width": 3},
-        )  # fmt: skip
+        )
     fig.update_layout(
         font=FONT,
         template=TEMPLATE,
@@ -166,15 +181,24 @@ def matrix_heatmap(
         clickmode="event+select",
         dragmode=False,
         xaxis={
-            "title": t(col_axis, lang), "tickvals": list(range(m)), "ticktext": cols,
-            "side": "top", "showgrid": False, "zeroline": False, "tickangle": 0,
+            "title": t(col_axis, lang),
+            "tickvals": list(range(m)),
+            "ticktext": cols,
+            "side": "top",
+            "showgrid": False,
+            "zeroline": False,
+            "tickangle": 0,
             "range": [-0.5, m - 0.5],
         },
         yaxis={
-            "title": t(row_axis, lang), "tickvals": list(range(n)), "ticktext": rows,
-            "range": [n - 0.5, -0.5], "showgrid": False, "zeroline": False,  # row 0 on top
+            "title": t(row_axis, lang),
+            "tickvals": list(range(n)),
+            "ticktext": rows,
+            "range": [n - 0.5, -0.5],
+            "showgrid": False,
+            "zeroline": False,  # row 0 on top
         },
-    )  # fmt: skip
+    )
     return fig
 
 
@@ -255,10 +279,13 @@ def row_multiples(
     fig.update_xaxes(tickvals=positions.tolist(), ticktext=labels, showticklabels=n <= 12)
     fig.update_yaxes(range=[0, 1], showticklabels=False)
     fig.update_layout(
-        font=FONT, template=TEMPLATE, height=150 * rows + 40,
+        font=FONT,
+        template=TEMPLATE,
+        height=150 * rows + 40,
         margin={"l": 10, "r": 10, "t": 30, "b": 10},
-        yaxis={"showticklabels": True}, title=None,
-    )  # fmt: skip
+        yaxis={"showticklabels": True},
+        title=None,
+    )
     fig.update_annotations(font_size=14)
     del lang  # the subplot titles are the tokens themselves
     return fig
@@ -303,9 +330,13 @@ def contributions_heatmap(
         )
     )
     fig.add_shape(
-        type="rect", x0=-0.5, x1=dims - 0.5, y0=rows - 1.5, y1=rows - 0.5,
+        type="rect",
+        x0=-0.5,
+        x1=dims - 0.5,
+        y0=rows - 1.5,
+        y1=rows - 0.5,
         line={"color": SELECT_COLOUR, "width": 3},
-    )  # fmt: skip
+    )
     fig.update_layout(
         font=FONT,
         template=TEMPLATE,

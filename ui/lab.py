@@ -1,6 +1,5 @@
 """The Attention Lab: type a sentence, pick d, and watch every step of attention."""
 
-import html
 import math
 import secrets
 from dataclasses import replace
@@ -8,28 +7,15 @@ from dataclasses import replace
 import streamlit as st
 
 from ui import figures, state
+from ui.common import chart, compute_lab, mask_latex, safe_text, scale_latex, token_chips
 from ui.export import matrix_csv, position_labels
 from ui.params import MAX_TEXT_CHARS, LabParams, clamp_row, parse_lab
 from ui.strings import t
-from viz_core import D_MAX, D_MIN, MASK_KINDS, SEED_MAX, LabResult, is_special, run_lab
+from viz_core import D_MAX, D_MIN, MASK_KINDS, SEED_MAX, LabResult
 
 STORE = "_lab_params"
 PRESETS = (64, 96, 768, 1536, 6144)
 OUTPUT_DIMS = 8  # dimensions of V shown in the weighted-sum figure
-CHIP_CSS = """<style>
-.chips{display:flex;flex-wrap:wrap;gap:6px;margin:4px 0 8px}
-.chip{border:1px solid #93c5fd;background:#eff6ff;border-radius:8px;padding:3px 10px;
-font-size:1.35rem;line-height:1.6}
-.chip.special{background:#f3f4f6;border-color:#d1d5db;color:#4b5563;font-size:1rem}
-.chip sub{color:#6b7280;font-size:.75rem;margin-left:3px}
-.lab-why{margin:0 0 .3rem;color:inherit}
-</style>"""
-
-
-@st.cache_data(max_entries=16, show_spinner=False)
-def compute(text: str, special: bool, d: int, scale: bool, mask: str, seed: int) -> LabResult:
-    """The one core call of a rerun, cached (bounded, for a shared server)."""
-    return run_lab(text, special=special, d=d, scale=scale, mask=mask, seed=seed)
 
 
 def _set(key: str, value: object) -> None:
@@ -68,50 +54,52 @@ def controls(lang: str) -> LabParams:
         )
         st.toggle(t("special_label", lang), key="special", help=t("special_help", lang))
         st.number_input(
-            t("d_label", lang), key="d", min_value=D_MIN, max_value=D_MAX, step=1,
+            t("d_label", lang),
+            key="d",
+            min_value=D_MIN,
+            max_value=D_MAX,
+            step=1,
             help=t("d_help", lang),
-        )  # fmt: skip
+        )
         st.caption(t("presets_label", lang))
         for chunk in (PRESETS[:3], PRESETS[3:]):
             for column, preset in zip(st.columns(3, gap="small"), chunk, strict=False):
                 column.button(
-                    f"{preset:,}", key=f"preset_{preset}", help=t(f"preset_{preset}", lang),
-                    on_click=_set, args=("d", preset), width="stretch",
+                    f"{preset:,}",
+                    key=f"preset_{preset}",
+                    help=t(f"preset_{preset}", lang),
+                    on_click=_set,
+                    args=("d", preset),
+                    width="stretch",
                     type="primary" if st.session_state.d == preset else "secondary",
-                )  # fmt: skip
+                )
         st.toggle(t("scale_label", lang), key="scale", help=t("scale_help", lang))
         st.radio(
-            t("mask_label", lang), MASK_KINDS, key="mask", help=t("mask_help", lang),
+            t("mask_label", lang),
+            MASK_KINDS,
+            key="mask",
+            help=t("mask_help", lang),
             format_func=lambda kind: t(f"mask_{kind}", lang),
-        )  # fmt: skip
+        )
         st.number_input(
-            t("seed_label", lang), key="seed", min_value=0, max_value=SEED_MAX, step=1,
+            t("seed_label", lang),
+            key="seed",
+            min_value=0,
+            max_value=SEED_MAX,
+            step=1,
             help=t("seed_help", lang),
-        )  # fmt: skip
+        )
         st.button(t("new_random", lang), key="new_seed", on_click=_new_seed)
     session = st.session_state
     return LabParams(
-        text=str(session.text)[:MAX_TEXT_CHARS], special=bool(session.special), d=int(session.d),
-        scale=bool(session.scale), mask=str(session.mask), seed=int(session.seed),
+        text=str(session.text)[:MAX_TEXT_CHARS],
+        special=bool(session.special),
+        d=int(session.d),
+        scale=bool(session.scale),
+        mask=str(session.mask),
+        seed=int(session.seed),
         row=int(session.row),
-    )  # fmt: skip
-
-
-def token_chips(tokens: tuple[str, ...]) -> None:
-    """The tokens as numbered chips; every token is escaped."""
-    chips = "".join(
-        f'<span class="chip{" special" if is_special(token) else ""}">'
-        f"{html.escape(token)}<sub>{i}</sub></span>"
-        for i, token in enumerate(tokens)
     )
-    st.html(f'{CHIP_CSS}<div class="chips">{chips}</div>')
-
-
-def chart(fig: object, key: str, **kwargs: object) -> None:
-    """A Plotly chart with the app's modebar settings and a download name."""
-    config = {**figures.CONFIG, "toImageButtonOptions": {"format": "png", "scale": 2,
-              "filename": key}}  # fmt: skip
-    st.plotly_chart(fig, key=key, config=config, **kwargs)
 
 
 def render() -> None:
@@ -119,7 +107,9 @@ def render() -> None:
     lang = state.lang()
     notes = state.restore(STORE, parse_lab)
     params = controls(lang)
-    result = compute(params.text, params.special, params.d, params.scale, params.mask, params.seed)
+    result = compute_lab(
+        params.text, params.special, params.d, params.scale, params.mask, params.seed
+    )
 
     st.title(t("lab_title", lang))
     st.caption(t("lab_intro", lang))
@@ -157,8 +147,7 @@ def render() -> None:
     with right:
         st.subheader(t("scaled_title", lang))
         if params.scale:
-            st.latex(rf"S' = \frac{{S}}{{\sqrt{{d}}}} = \frac{{S}}{{\sqrt{{{params.d}}}}}"
-                     rf" = \frac{{S}}{{{sqrt_d}}}")  # fmt: skip
+            st.latex(scale_latex(params.d))
             st.caption(t("scaled_why_on", lang, sqrt_d=sqrt_d))
         else:
             st.latex(r"S' = S")
@@ -184,35 +173,44 @@ def row_views(result: LabResult, params: LabParams, lang: str) -> None:
     left, right = st.columns(2, gap="large")
     with left:
         st.subheader(t("masked_title", lang))
-        allowed_word, masked_word = t("latex_allowed", lang), t("latex_masked", lang)
-        st.latex(
-            rf"M_{{ij}} = \begin{{cases}} S'_{{ij}} & \text{{{allowed_word}}} \\ -\infty & "
-            rf"\text{{{masked_word}}} \end{{cases}}"
-        )
+        st.latex(mask_latex(lang))
         st.caption(t(f"masked_why_{result.mask}", lang))
         fig = figures.matrix_heatmap(
-            steps.masked, tokens, tokens, lang=lang, kind="scores", allowed=steps.allowed,
+            steps.masked,
+            tokens,
+            tokens,
+            lang=lang,
+            kind="scores",
+            allowed=steps.allowed,
             selected_row=row,
-        )  # fmt: skip
+        )
         chart(fig, "masked_heatmap")
     with right:
         st.subheader(t("weights_title", lang))
         st.latex(r"A_{ij} = \operatorname{softmax}(M_i)_j = \frac{e^{M_{ij}}}{\sum_k e^{M_{ik}}}")
         st.caption(t("weights_why", lang))
         st.selectbox(
-            t("row_label", lang), range(n), key="row", help=t("row_help", lang),
+            t("row_label", lang),
+            range(n),
+            key="row",
+            help=t("row_help", lang),
             format_func=lambda i: f"{i} · {tokens[i]}",
-        )  # fmt: skip
+        )
         fig = figures.matrix_heatmap(
-            steps.weights, tokens, tokens, lang=lang, kind="weights", allowed=steps.allowed,
+            steps.weights,
+            tokens,
+            tokens,
+            lang=lang,
+            kind="weights",
+            allowed=steps.allowed,
             selected_row=row,
-        )  # fmt: skip
+        )
         chart(fig, "weights_heatmap", on_select=_on_pick, selection_mode="points")
 
     token = tokens[row]
     scaled_row = result.scaled.weights[row]
     unscaled_row = result.unscaled.weights[row]
-    state.safe_text(t("bars_title", lang, token=token), tag="h3")
+    safe_text(t("bars_title", lang, token=token), tag="h3")
     st.caption(
         t("bars_why", lang, max_off=f"{unscaled_row.max():.3f}", max_on=f"{scaled_row.max():.3f}")
     )
@@ -226,15 +224,19 @@ def row_views(result: LabResult, params: LabParams, lang: str) -> None:
     st.subheader(t("output_title", lang))
     st.latex(r"o_i = \sum_j A_{ij}\, v_j")
     dims = min(OUTPUT_DIMS, params.d)
-    state.safe_text(t("output_why", lang, token=token, dims=dims), css_class="lab-why")
+    safe_text(t("output_why", lang, token=token, dims=dims))
     terms = " + ".join(
         f"{w:.2f}·V({tok})" for w, tok in zip(steps.weights[row], tokens, strict=True)
     )
     st.code(f"{token} = {terms}", language=None, wrap_lines=True)
     fig = figures.contributions_heatmap(
-        steps.contributions(row), steps.output[row], steps.weights[row], tokens, lang=lang,
+        steps.contributions(row),
+        steps.output[row],
+        steps.weights[row],
+        tokens,
+        lang=lang,
         dims=dims,
-    )  # fmt: skip
+    )
     chart(fig, "output_contributions")
 
     number_strip(result, row, params.d, lang)
@@ -268,9 +270,13 @@ def number_strip(result: LabResult, row: int, d: int, lang: str) -> None:
         t("stat_effective", lang, value=f"{on.effective_tokens[row]:.1f}"),
         delta_color="off",
     )
-    cells[5].metric(t("stat_entropy_off", lang), f"{off.entropy[row]:.3f}",
-                    t("stat_effective", lang, value=f"{off.effective_tokens[row]:.1f}"),
-                    delta_color="off", delta_arrow="off")  # fmt: skip
+    cells[5].metric(
+        t("stat_entropy_off", lang),
+        f"{off.entropy[row]:.3f}",
+        t("stat_effective", lang, value=f"{off.effective_tokens[row]:.1f}"),
+        delta_color="off",
+        delta_arrow="off",
+    )
     st.caption(
         f"{t('stat_row_sum', lang)}: {t('stat_row_sum_ok', lang)} "
         f"(max |Σ − 1| = {result.row_sum_error:.1e}). {t('stats_why', lang)}"
@@ -283,18 +289,30 @@ def downloads(result: LabResult, lang: str) -> None:
     steps = result.steps
     keys = position_labels(result.tokens)
     matrices = {
-        "weights": steps.weights, "scores": steps.scores, "scaled": steps.scaled,
-        "masked": steps.masked, "output": steps.output, "q": steps.q, "k": steps.k, "v": steps.v,
-    }  # fmt: skip
+        "weights": steps.weights,
+        "scores": steps.scores,
+        "scaled": steps.scaled,
+        "masked": steps.masked,
+        "output": steps.output,
+        "q": steps.q,
+        "k": steps.k,
+        "v": steps.v,
+    }
     left, right = st.columns([2, 1], vertical_alignment="bottom")
     choice = left.selectbox(
-        t("download_pick", lang), list(matrices), key="download_matrix",
+        t("download_pick", lang),
+        list(matrices),
+        key="download_matrix",
         format_func=lambda name: t(f"matrix_{name}", lang),
-    )  # fmt: skip
+    )
     matrix = matrices[choice]
     columns = keys if matrix.shape[1] == len(keys) else [f"dim_{j}" for j in range(matrix.shape[1])]
     right.download_button(
-        t("download_button", lang), data=lambda: matrix_csv(matrix, result.tokens, columns),
-        file_name=f"{choice}.csv", mime="text/csv", key="download_csv", on_click="ignore",
-    )  # fmt: skip
+        t("download_button", lang),
+        data=lambda: matrix_csv(matrix, result.tokens, columns),
+        file_name=f"{choice}.csv",
+        mime="text/csv",
+        key="download_csv",
+        on_click="ignore",
+    )
     st.caption(t("download_png_hint", lang))

@@ -8,13 +8,18 @@ import re
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, replace
 
-from viz_core import D_MAX, D_MIN, MASK_KINDS, SEED_MAX
+from viz_core import D_MAX, D_MIN, DISTRIBUTIONS, MASK_KINDS, SEED_MAX
 
 LANGS = ("zh", "en")
 MAX_TEXT_CHARS = 500  # the text box's limit; 30 tokens fit many times over
 DEFAULT_TEXT = "我喜欢人工智能"
 QueryValue = str | list[str]
 _DIGITS = re.compile(r"[+-]?[0-9]+")
+_SEPARATORS = re.compile(r"[,，;；\s]+")
+MAX_VALUES = 12  # numbers in the softmax lesson's input
+VALUE_LIMIT = 1e6
+DEFAULT_VALUES = "2.0, 1.0, 0.1"
+STEPS = 6
 
 
 @dataclass(frozen=True)
@@ -81,6 +86,28 @@ class _Parser:
             self.replaced(key, clamped)
         return clamped
 
+    def number(self, key: str, default: float, low: float, high: float) -> float:
+        raw = self.raw(key)
+        if raw is None:
+            return default
+        number = _to_float(raw)
+        if number is None:
+            self.replaced(key, default)
+            return default
+        clamped = min(max(number, low), high)
+        if clamped != number:
+            self.replaced(key, clamped)
+        return clamped
+
+    def values(self, key: str, default: str) -> str:
+        raw = self.raw(key)
+        if raw is None:
+            return default
+        if parse_values(raw) is None:
+            self.replaced(key, default)
+            return default
+        return raw
+
     def choice(self, key: str, default: str, options: tuple[str, ...]) -> str:
         raw = self.raw(key)
         if raw is None:
@@ -99,6 +126,29 @@ class _Parser:
             self.replaced(key, f"{MAX_TEXT_CHARS}")
             return raw[:MAX_TEXT_CHARS]
         return raw
+
+
+def _to_float(raw: str) -> float | None:
+    """A finite number from plain ASCII text; None otherwise (no 'nan', 'inf', '1_0')."""
+    text = raw.strip()
+    if not text.isascii() or "_" in text:
+        return None
+    try:
+        number = float(text)
+    except ValueError:
+        return None
+    return number if math.isfinite(number) else None
+
+
+def parse_values(text: str) -> tuple[float, ...] | None:
+    """1 to 12 numbers separated by commas, semicolons or spaces; None when that is not so."""
+    parts = [part for part in _SEPARATORS.split(text.strip()) if part]
+    numbers = [_to_float(part) for part in parts]
+    if not 1 <= len(numbers) <= MAX_VALUES:
+        return None
+    if any(number is None or abs(number) > VALUE_LIMIT for number in numbers):
+        return None
+    return tuple(float(number) for number in numbers if number is not None)
 
 
 def _to_int(raw: str) -> int | None:
@@ -148,6 +198,88 @@ def parse_lab(query: Mapping[str, QueryValue]) -> tuple[LabParams, list[Note]]:
         row=parser.integer("row", defaults.row, 0, 10**9),
     )
     return params, parser.notes
+
+
+@dataclass(frozen=True)
+class SoftmaxParams:
+    """The softmax lesson: the numbers (as typed), the divisor, and the gradient's target."""
+
+    values: str = DEFAULT_VALUES
+    divisor: float = 1.0
+    target: int = 0
+
+    def to_query(self) -> dict[str, str]:
+        """The URL query that restores these settings."""
+        return {"values": self.values, "divisor": f"{self.divisor:g}", "target": str(self.target)}
+
+
+def parse_softmax(query: Mapping[str, QueryValue]) -> tuple[SoftmaxParams, list[Note]]:
+    """The softmax lesson's settings from a URL query."""
+    parser = _Parser(query)
+    defaults = SoftmaxParams()
+    params = SoftmaxParams(
+        values=parser.values("values", defaults.values),
+        divisor=parser.number("divisor", defaults.divisor, 0.001, VALUE_LIMIT),
+        target=parser.integer("target", defaults.target, 0, MAX_VALUES - 1),
+    )
+    return params, parser.notes
+
+
+@dataclass(frozen=True)
+class ScalingParams:
+    """The √d lesson: the d of the histogram and the entries' distribution."""
+
+    d: int = 1536
+    distribution: str = "normal"
+
+    def to_query(self) -> dict[str, str]:
+        """The URL query that restores these settings."""
+        return {"d": str(self.d), "distribution": self.distribution}
+
+
+def parse_scaling(query: Mapping[str, QueryValue]) -> tuple[ScalingParams, list[Note]]:
+    """The √d lesson's settings from a URL query."""
+    parser = _Parser(query)
+    defaults = ScalingParams()
+    params = ScalingParams(
+        d=parser.integer("d", defaults.d, D_MIN, D_MAX),
+        distribution=parser.choice("distribution", defaults.distribution, DISTRIBUTIONS),
+    )
+    return params, parser.notes
+
+
+@dataclass(frozen=True)
+class StepsParams:
+    """The six-steps lesson: which step is on screen."""
+
+    step: int = 1
+
+    def to_query(self) -> dict[str, str]:
+        """The URL query that restores these settings."""
+        return {"step": str(self.step)}
+
+
+def parse_steps(query: Mapping[str, QueryValue]) -> tuple[StepsParams, list[Note]]:
+    """The step from a URL query."""
+    parser = _Parser(query)
+    return StepsParams(step=parser.integer("step", 1, 1, STEPS)), parser.notes
+
+
+@dataclass(frozen=True)
+class QuizParams:
+    """The quiz: its seed, so that a class can share one set of numbers."""
+
+    quiz_seed: int = 0
+
+    def to_query(self) -> dict[str, str]:
+        """The URL query that restores these settings."""
+        return {"quiz_seed": str(self.quiz_seed)}
+
+
+def parse_quiz(query: Mapping[str, QueryValue]) -> tuple[QuizParams, list[Note]]:
+    """The quiz seed from a URL query."""
+    parser = _Parser(query)
+    return QuizParams(quiz_seed=parser.integer("quiz_seed", 0, 0, SEED_MAX)), parser.notes
 
 
 def clamp_row(params: LabParams, n_tokens: int) -> LabParams:

@@ -1,6 +1,5 @@
 """Glue between the URL, widgets and session state. The only UI module that owns state."""
 
-import html
 from collections.abc import Callable
 from dataclasses import asdict
 from typing import Any, TypeVar
@@ -47,8 +46,9 @@ def restore(
         stored, notes = parse(query())
         st.session_state[store_key] = stored
     for name, value in asdict(stored).items():  # type: ignore[call-overload]
-        if name not in st.session_state:
-            st.session_state[name] = value
+        # Re-assigning hands the value to this page's widget of the same key (d is shared by
+        # the lab and the √d lesson); a widget from another page would otherwise start afresh.
+        st.session_state[name] = st.session_state.get(name, value)
     return notes
 
 
@@ -71,9 +71,3 @@ def show_notes(notes: list[Note]) -> None:
             st.info(t("note_text_cut", lang(), used=note.used), icon="✂️")
         else:
             st.info(t("note_prefix", lang(), key=note.key, used=note.used), icon="🔧")
-
-
-def safe_text(text: str, tag: str = "p", css_class: str = "") -> None:
-    """Show text that contains user input, as text: never Markdown, HTML, or LaTeX."""
-    attribute = f' class="{css_class}"' if css_class else ""
-    st.html(f"<{tag}{attribute}>{html.escape(text)}</{tag}>")

@@ -162,11 +162,19 @@ def attention(
     output = weights @ v  # (n, m) x (m, d_v) -> (n, d_v)
 
     return AttentionSteps(
-        q=_frozen(q), k=_frozen(k), v=_frozen(v), d_k=d_k, scale=scale,
-        temperature=float(temperature), allowed=_frozen(allowed),
-        scores=_frozen(scores), scaled=_frozen(scaled), masked=_frozen(masked),
-        weights=_frozen(weights), output=_frozen(output),
-    )  # fmt: skip
+        q=_frozen(q),
+        k=_frozen(k),
+        v=_frozen(v),
+        d_k=d_k,
+        scale=scale,
+        temperature=float(temperature),
+        allowed=_frozen(allowed),
+        scores=_frozen(scores),
+        scaled=_frozen(scaled),
+        masked=_frozen(masked),
+        weights=_frozen(weights),
+        output=_frozen(output),
+    )
 
 
 @dataclass(frozen=True)
@@ -188,6 +196,8 @@ def row_stats(weights: npt.ArrayLike) -> RowStats:
     effective = np.where(row_sum > 0, np.exp(entropy), 0.0)
     max_weight = p.max(axis=-1, initial=0.0)
     return RowStats(
-        max_weight=_frozen(max_weight), entropy=_frozen(entropy),
-        effective_tokens=_frozen(effective), row_sum=_frozen(row_sum),
-    )  # fmt: skip
+        max_weight=_frozen(max_weight),
+        entropy=_frozen(entropy),
+        effective_tokens=_frozen(effective),
+        row_sum=_frozen(row_sum),
+    )

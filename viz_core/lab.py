@@ -77,13 +77,18 @@ def run_lab(
     stats = _row_stats(steps.weights)
     attending = stats.row_sum[steps.allowed.any(axis=1)]
     return LabResult(
-        tokens=tuple(tokens), n_content=n_content, n_dropped=dropped, mask=mask,
-        steps=steps, contrast=contrast,
-        stats=stats, contrast_stats=_row_stats(contrast.weights),
+        tokens=tuple(tokens),
+        n_content=n_content,
+        n_dropped=dropped,
+        mask=mask,
+        steps=steps,
+        contrast=contrast,
+        stats=stats,
+        contrast_stats=_row_stats(contrast.weights),
         std_scores=score_std(steps.scores),
         std_scaled=score_std(steps.scaled if scale else contrast.scaled),
         row_sum_error=float(np.abs(attending - 1.0).max(initial=0.0)),
-    )  # fmt: skip
+    )
 
 
 def score_std(scores: npt.NDArray[np.float64]) -> float:

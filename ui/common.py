@@ -1,0 +1,65 @@
+"""Display helpers shared by the pages: charts, token chips, safe text, the cached lab call."""
+
+import html
+import math
+
+import plotly.graph_objects as go
+import streamlit as st
+
+from ui import figures
+from ui.strings import t
+from viz_core import LabResult, is_special, run_lab
+
+CSS = """<style>
+.chips{display:flex;flex-wrap:wrap;gap:6px;margin:4px 0 8px}
+.chip{border:1px solid #93c5fd;background:#eff6ff;color:#1e3a8a;border-radius:8px;
+padding:3px 10px;font-size:1.35rem;line-height:1.6}
+.chip.special{background:#f3f4f6;border-color:#d1d5db;color:#4b5563;font-size:1rem}
+.chip sub{color:#6b7280;font-size:.75rem;margin-left:3px}
+.safe{margin:0 0 .4rem;font-size:1rem}
+</style>"""
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def compute_lab(text: str, special: bool, d: int, scale: bool, mask: str, seed: int) -> LabResult:
+    """The lab's one core call per rerun, cached (bounded, for a shared server)."""
+    return run_lab(text, special=special, d=d, scale=scale, mask=mask, seed=seed)
+
+
+def chart(fig: go.Figure, key: str, **kwargs: object) -> None:
+    """A Plotly chart with the app's modebar; its camera button saves ``<key>.png``."""
+    config = {
+        **figures.CONFIG,
+        "toImageButtonOptions": {"format": "png", "scale": 2, "filename": key},
+    }
+    st.plotly_chart(fig, key=key, config=config, **kwargs)
+
+
+def safe_text(text: str, tag: str = "p") -> None:
+    """Show text that contains user input or symbols as text: never Markdown, HTML or LaTeX."""
+    st.html(f'{CSS}<{tag} class="safe">{html.escape(text)}</{tag}>')
+
+
+def token_chips(tokens: tuple[str, ...]) -> None:
+    """The tokens as numbered chips; every token is escaped."""
+    chips = "".join(
+        f'<span class="chip{" special" if is_special(token) else ""}">'
+        f"{html.escape(token)}<sub>{i}</sub></span>"
+        for i, token in enumerate(tokens)
+    )
+    st.html(f'{CSS}<div class="chips">{chips}</div>')
+
+
+def scale_latex(d: int) -> str:
+    """S' = S / √d with the numbers of this d."""
+    root = f"{math.sqrt(d):.4g}"
+    return rf"S' = \frac{{S}}{{\sqrt{{d}}}} = \frac{{S}}{{\sqrt{{{d}}}}} = \frac{{S}}{{{root}}}"
+
+
+def mask_latex(lang: str) -> str:
+    """M = S' where allowed, −∞ where masked, in the page's language."""
+    allowed, masked = t("latex_allowed", lang), t("latex_masked", lang)
+    return (
+        rf"M_{{ij}} = \begin{{cases}} S'_{{ij}} & \text{{{allowed}}} \\ -\infty & "
+        rf"\text{{{masked}}} \end{{cases}}"
+    )

@@ -1,0 +1,156 @@
+"""Lesson: the six steps of attention, one screen each, for the lab's sentence and settings."""
+
+import math
+
+import streamlit as st
+
+from ui import figures, lab, state
+from ui.common import chart, compute_lab, mask_latex, safe_text, scale_latex, token_chips
+from ui.params import STEPS, LabParams, StepsParams, parse_lab, parse_steps
+from ui.strings import t
+
+STORE = "_steps_params"
+DIMS = 8  # dimensions of Q, K, V and the output shown on a projector
+
+
+def _move(delta: int) -> None:
+    st.session_state.step = min(max(int(st.session_state.step) + delta, 1), STEPS)
+
+
+def lab_params() -> LabParams:
+    """The settings last used in the lab, else the link's, else the defaults."""
+    stored = st.session_state.get(lab.STORE)
+    if isinstance(stored, LabParams):
+        return stored
+    params, _ = parse_lab(state.query())
+    return params
+
+
+def render() -> None:
+    """Step indicator and buttons, one core call, then the chosen step's formula, why and matrix."""
+    lang = state.lang()
+    notes = state.restore(STORE, parse_steps)
+    params = lab_params()
+    st.title(t("st_title", lang))
+    st.caption(t("st_intro", lang))
+    state.show_notes(notes)
+
+    result = compute_lab(
+        params.text, params.special, params.d, params.scale, params.mask, params.seed
+    )
+    if result.n_content == 0:
+        st.info(t("empty_text", lang), icon="✍️")
+        state.publish({**params.to_query(), **StepsParams().to_query()})
+        return
+    scaling = t("st_scaled_on" if params.scale else "st_scaled_off", lang)
+    mask = t(f"mask_{params.mask}", lang)
+    token_chips(result.tokens)
+    st.caption(t("st_settings", lang, d=params.d, scale=scaling, mask=mask, seed=params.seed))
+
+    previous, indicator, following = st.columns([1, 4, 1], vertical_alignment="center")
+    previous.button(
+        t("st_prev", lang),
+        key="step_prev",
+        on_click=_move,
+        args=(-1,),
+        width="stretch",
+        disabled=int(st.session_state.step) <= 1,
+    )
+    following.button(
+        t("st_next", lang),
+        key="step_next",
+        on_click=_move,
+        args=(1,),
+        width="stretch",
+        disabled=int(st.session_state.step) >= STEPS,
+        type="primary",
+    )
+    with indicator:
+        st.radio(
+            t("st_indicator", lang, step=st.session_state.step),
+            range(1, STEPS + 1),
+            key="step",
+            horizontal=True,
+            format_func=lambda step: t(f"st_step_{step}", lang),
+        )
+    step = int(st.session_state.step)
+    st.progress(step / STEPS)
+
+    steps = result.steps
+    tokens = result.tokens
+    n = len(tokens)
+    dims = min(DIMS, params.d)
+    dim_labels = tuple(str(j) for j in range(dims))
+    sqrt_d = f"{math.sqrt(params.d):.4g}"
+    st.header(t(f"st_step_{step}", lang))
+    if step == 1:
+        st.latex(
+            r"Q = X W_Q,\quad K = X W_K,\quad V = X W_V \qquad ("
+            + f"{n}"
+            + r" \times "
+            + f"{params.d})"
+        )
+        safe_text(t("st_why_1", lang, dims=dims, d=params.d))
+        for column, (name, matrix) in zip(
+            st.columns(3), [("Q", steps.q), ("K", steps.k), ("V", steps.v)], strict=True
+        ):
+            with column:
+                st.subheader(name)
+                fig = figures.matrix_heatmap(
+                    matrix[:, :dims],
+                    tokens,
+                    dim_labels,
+                    lang=lang,
+                    kind="scores",
+                    row_axis="axis_token",
+                    col_axis="axis_dimension",
+                )
+                chart(fig, f"step_{name.lower()}")
+    elif step == 2:
+        st.latex(r"S = Q K^{\top},\qquad S_{ij} = q_i \cdot k_j = \sum_{t=1}^{d} q_{it} k_{jt}")
+        safe_text(t("st_why_2", lang, n=n))
+        chart(
+            figures.matrix_heatmap(steps.scores, tokens, tokens, lang=lang, kind="scores"),
+            "step_scores",
+        )
+    elif step == 3:
+        if params.scale:
+            st.latex(scale_latex(params.d))
+            safe_text(t("st_why_3", lang, sqrt_d=sqrt_d))
+        else:
+            st.latex(r"S' = S")
+            safe_text(t("st_why_3_off", lang))
+        chart(
+            figures.matrix_heatmap(steps.scaled, tokens, tokens, lang=lang, kind="scores"),
+            "step_scaled",
+        )
+    elif step == 4:
+        st.latex(mask_latex(lang))
+        safe_text(t("st_why_4", lang) + " " + t(f"masked_why_{params.mask}", lang))
+        fig = figures.matrix_heatmap(
+            steps.masked, tokens, tokens, lang=lang, kind="scores", allowed=steps.allowed
+        )
+        chart(fig, "step_masked")
+    elif step == 5:
+        st.latex(r"A_{ij} = \frac{e^{M_{ij}}}{\sum_k e^{M_{ik}}},\qquad \sum_j A_{ij} = 1")
+        safe_text(t("st_why_5", lang))
+        fig = figures.matrix_heatmap(
+            steps.weights, tokens, tokens, lang=lang, kind="weights", allowed=steps.allowed
+        )
+        chart(fig, "step_weights")
+    else:
+        st.latex(r"O = A V,\qquad o_i = \sum_j A_{ij}\, v_j")
+        safe_text(t("st_why_6", lang, n=n, d=params.d, dims=dims))
+        fig = figures.matrix_heatmap(
+            steps.output[:, :dims],
+            tokens,
+            dim_labels,
+            lang=lang,
+            kind="scores",
+            row_axis="axis_token",
+            col_axis="axis_dimension",
+        )
+        chart(fig, "step_output")
+
+    state.remember(STORE, StepsParams(step=step))
+    state.publish({**params.to_query(), **StepsParams(step=step).to_query()})

@@ -71,7 +71,7 @@ def masked_runs(masked: npt.NDArray[np.bool_]) -> list[tuple[int, int, int]]:
 
 
 def cell_size(n: int) -> int:
-    """Pixels per cell: large for the 9×9 example, smaller as the matrix grows."""
+    """Pixels per cell: 40 for the 9×9 example, smaller as the matrix grows."""
     return max(14, min(40, 400 // max(n, 1)))
 
 
@@ -86,9 +86,10 @@ def matrix_heatmap(
     selected_row: int | None = None,
     row_axis: str = "axis_query",
     col_axis: str = "axis_key",
+    large: bool = False,
 ) -> go.Figure:
     """A labelled heatmap of one stage: ``kind`` "scores" (diverging), "fine" (diverging, three
-    decimals) or "weights" (0 … 1).
+    decimals) or "weights" (0 … 1). ``large`` is for a projector: bigger cells and numbers.
 
     Cells where ``allowed`` is False are greyed out (−∞ becomes a gap), and hover says "masked".
     A transparent square over each cell centre carries the hover and makes a click on any cell
@@ -106,7 +107,7 @@ def matrix_heatmap(
     ]
     rows = tick_labels(row_tokens)
     cols = tick_labels(col_tokens)
-    size = cell_size(max(n, m))
+    size = cell_size(max(n, m)) * (3 if large else 2) // 2
     if kind == "weights":
         colour = {"colorscale": "Blues", "zmin": 0.0, "zmax": 1.0}
     else:
@@ -119,7 +120,7 @@ def matrix_heatmap(
         y=np.arange(n),
         text=texts if max(n, m) <= SHOW_CELL_TEXT_UP_TO else None,
         texttemplate="%{text}" if max(n, m) <= SHOW_CELL_TEXT_UP_TO else None,
-        textfont={"size": 13},
+        textfont={"size": 18 if large else 13},
         hoverinfo="skip",
         colorbar={"thickness": 14, "len": 0.9},
         xgap=1,
@@ -199,6 +200,9 @@ def matrix_heatmap(
             "zeroline": False,  # row 0 on top
         },
     )
+    if large:
+        fig.update_xaxes(tickfont_size=20)
+        fig.update_yaxes(tickfont_size=20)
     return fig
 
 

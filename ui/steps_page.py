@@ -2,6 +2,7 @@
 
 import math
 
+import numpy as np
 import streamlit as st
 
 from ui import figures, lab, state
@@ -83,74 +84,47 @@ def render() -> None:
     dim_labels = tuple(str(j) for j in range(dims))
     sqrt_d = f"{math.sqrt(params.d):.4g}"
     st.header(t(f"st_step_{step}", lang))
+
+    def show(key: str, matrix: np.ndarray, **options: object) -> None:
+        """One matrix, full width and large: rows are the tokens."""
+        columns = options.pop("columns", tokens)
+        fig = figures.matrix_heatmap(matrix, tokens, columns, lang=lang, large=True, **options)
+        chart(fig, key)
+
+    per_dimension = {
+        "columns": dim_labels,
+        "kind": "scores",
+        "row_axis": "axis_token",
+        "col_axis": "axis_dimension",
+    }
     if step == 1:
-        st.latex(
-            r"Q = X W_Q,\quad K = X W_K,\quad V = X W_V \qquad ("
-            + f"{n}"
-            + r" \times "
-            + f"{params.d})"
-        )
+        st.latex(rf"Q = X W_Q,\quad K = X W_K,\quad V = X W_V \qquad ({n} \times {params.d})")
         safe_text(t("st_why_1", lang, dims=dims, d=params.d))
-        for column, (name, matrix) in zip(
-            st.columns(3), [("Q", steps.q), ("K", steps.k), ("V", steps.v)], strict=True
+        for tab, name, matrix in zip(
+            st.tabs(["Q", "K", "V"]), "QKV", (steps.q, steps.k, steps.v), strict=True
         ):
-            with column:
-                st.subheader(name)
-                fig = figures.matrix_heatmap(
-                    matrix[:, :dims],
-                    tokens,
-                    dim_labels,
-                    lang=lang,
-                    kind="scores",
-                    row_axis="axis_token",
-                    col_axis="axis_dimension",
-                )
-                chart(fig, f"step_{name.lower()}")
+            with tab:
+                show(f"step_{name.lower()}", matrix[:, :dims], **per_dimension)
     elif step == 2:
         st.latex(r"S = Q K^{\top},\qquad S_{ij} = q_i \cdot k_j = \sum_{t=1}^{d} q_{it} k_{jt}")
         safe_text(t("st_why_2", lang, n=n))
-        chart(
-            figures.matrix_heatmap(steps.scores, tokens, tokens, lang=lang, kind="scores"),
-            "step_scores",
-        )
+        show("step_scores", steps.scores, kind="scores")
     elif step == 3:
-        if params.scale:
-            st.latex(scale_latex(params.d))
-            safe_text(t("st_why_3", lang, sqrt_d=sqrt_d))
-        else:
-            st.latex(r"S' = S")
-            safe_text(t("st_why_3_off", lang))
-        chart(
-            figures.matrix_heatmap(steps.scaled, tokens, tokens, lang=lang, kind="scores"),
-            "step_scaled",
-        )
+        st.latex(scale_latex(params.d) if params.scale else r"S' = S")
+        safe_text(t("st_why_3", lang, sqrt_d=sqrt_d) if params.scale else t("st_why_3_off", lang))
+        show("step_scaled", steps.scaled, kind="scores")
     elif step == 4:
         st.latex(mask_latex(lang))
         safe_text(t("st_why_4", lang) + " " + t(f"masked_why_{params.mask}", lang))
-        fig = figures.matrix_heatmap(
-            steps.masked, tokens, tokens, lang=lang, kind="scores", allowed=steps.allowed
-        )
-        chart(fig, "step_masked")
+        show("step_masked", steps.masked, kind="scores", allowed=steps.allowed)
     elif step == 5:
         st.latex(r"A_{ij} = \frac{e^{M_{ij}}}{\sum_k e^{M_{ik}}},\qquad \sum_j A_{ij} = 1")
         safe_text(t("st_why_5", lang))
-        fig = figures.matrix_heatmap(
-            steps.weights, tokens, tokens, lang=lang, kind="weights", allowed=steps.allowed
-        )
-        chart(fig, "step_weights")
+        show("step_weights", steps.weights, kind="weights", allowed=steps.allowed)
     else:
         st.latex(r"O = A V,\qquad o_i = \sum_j A_{ij}\, v_j")
         safe_text(t("st_why_6", lang, n=n, d=params.d, dims=dims))
-        fig = figures.matrix_heatmap(
-            steps.output[:, :dims],
-            tokens,
-            dim_labels,
-            lang=lang,
-            kind="scores",
-            row_axis="axis_token",
-            col_axis="axis_dimension",
-        )
-        chart(fig, "step_output")
+        show("step_output", steps.output[:, :dims], **per_dimension)
 
     state.remember(STORE, StepsParams(step=step))
     state.publish({**params.to_query(), **StepsParams(step=step).to_query()})

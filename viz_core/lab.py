@@ -5,12 +5,22 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from viz_core.attention import MASK_KINDS, AttentionSteps, RowStats, attention, padding_mask
+from viz_core.attention import (
+    MASK_KINDS,
+    AttentionSteps,
+    FloatArray,
+    RowStats,
+    attention,
+    padding_mask,
+)
 from viz_core.attention import row_stats as _row_stats
+from viz_core.heads import Projection, embed_qkv, multi_head_attention
 from viz_core.qkv import make_qkv
-from viz_core.tokenize import CLS, SEP, pad_tokens, tokenize
+from viz_core.tokenize import CLS, SEP, is_special, pad_tokens, tokenize
 
 MAX_TOKENS = 32  # a 32 × 32 heatmap is the most a projector shows readably
+SOURCES = ("random", "embedding")
+TEMPERATURE_RANGE = (0.05, 20.0)
 
 
 @dataclass(frozen=True)
@@ -28,6 +38,12 @@ class LabResult:
     std_scores: float  # std of the raw scores QKᵀ: about √d
     std_scaled: float  # std of QKᵀ / √d: about 1
     row_sum_error: float  # max |Σ_j weights[i, j] − 1| over rows that attend to something
+    per_head: tuple[AttentionSteps, ...]  # every head; steps is per_head[head]
+    head: int  # the head that steps and contrast show
+    mean_weights: FloatArray  # (n, n), the heads' weights averaged
+    output: FloatArray  # (n, d), the heads' outputs side by side: the layer's output
+    projection: Projection | None  # X, W and the projections when source == "embedding"
+    repeats: tuple[tuple[str, tuple[int, ...], float], ...]  # (token, positions, max row gap)
 
     @property
     def scaled(self) -> AttentionSteps:
@@ -58,22 +74,41 @@ def run_lab(
     mask: str = "none",
     seed: int = 0,
     max_tokens: int = MAX_TOKENS,
+    heads: int = 1,
+    head: int = 0,
+    source: str = "random",
+    position: bool = True,
+    temperature: float = 1.0,
 ) -> LabResult:
-    """Tokenize, draw Q/K/V, and run attention with and without scaling.
+    """Tokenize, make Q/K/V, and run attention (every head) with and without scaling.
 
-    Q, K, V are exactly ``make_qkv(tokens, d, seed)``; with ``mask="padding"`` the tokens are
-    first padded with ``[PAD]`` and no query attends to a pad key.
+    With ``source="random"`` Q, K, V are exactly ``make_qkv(tokens, d, seed)``; with
+    ``"embedding"`` they are projected from seeded character embeddings (plus sinusoidal positions
+    when ``position``). With ``mask="padding"`` the tokens are first padded with ``[PAD]`` and no
+    query attends to a pad key. ``steps`` and ``contrast`` show head ``head``.
     """
     if mask not in MASK_KINDS:
         raise ValueError(f"Unknown mask {mask!r}: use one of {', '.join(MASK_KINDS)}.")
+    if source not in SOURCES:
+        raise ValueError(f"Unknown source {source!r}: use 'random' or 'embedding'.")
+    if not 0 <= head < heads:
+        raise ValueError(f"The head must be a number from 0 to {heads - 1}.")
     tokens, dropped = cap_tokens(tokenize(text, special_tokens=special), max_tokens)
     n_content = len(tokens) - (2 if special else 0)
     if mask == "padding":
         tokens = pad_tokens(tokens)
-    q, k, v = make_qkv(tokens, d=d, seed=seed)
+    projection = embed_qkv(tokens, d, seed, position) if source == "embedding" else None
+    q, k, v = (
+        (projection.q, projection.k, projection.v) if projection else make_qkv(tokens, d, seed)
+    )
     allowed = padding_mask(tokens) if mask == "padding" else mask
-    steps = attention(q, k, v, scale=scale, mask=allowed)
-    contrast = attention(q, k, v, scale=not scale, mask=allowed)
+    per_head = multi_head_attention(
+        q, k, v, heads, scale=scale, mask=allowed, temperature=temperature
+    )
+    steps = per_head[head]
+    contrast = attention(
+        steps.q, steps.k, steps.v, scale=not scale, mask=allowed, temperature=temperature
+    )
     stats = _row_stats(steps.weights)
     attending = stats.row_sum[steps.allowed.any(axis=1)]
     return LabResult(
@@ -88,6 +123,30 @@ def run_lab(
         std_scores=score_std(steps.scores),
         std_scaled=score_std(steps.scaled if scale else contrast.scaled),
         row_sum_error=float(np.abs(attending - 1.0).max(initial=0.0)),
+        per_head=tuple(per_head),
+        head=head,
+        mean_weights=np.mean([s.weights for s in per_head], axis=0),
+        output=np.hstack([s.output for s in per_head]),
+        projection=projection,
+        repeats=repeated_rows(tokens, steps.weights),
+    )
+
+
+def repeated_rows(
+    tokens: list[str], weights: FloatArray
+) -> tuple[tuple[str, tuple[int, ...], float], ...]:
+    """For each character that occurs more than once: its positions and how far apart its rows are.
+
+    A gap of 0 means the repeated character attends exactly alike wherever it stands.
+    """
+    places: dict[str, list[int]] = {}
+    for i, token in enumerate(tokens):
+        if not is_special(token):
+            places.setdefault(token, []).append(i)
+    return tuple(
+        (token, tuple(rows), float(np.abs(weights[rows] - weights[rows[0]]).max()))
+        for token, rows in places.items()
+        if len(rows) > 1
     )
 
 

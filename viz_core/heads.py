@@ -1,0 +1,114 @@
+"""Multi-head attention, and Q, K, V projected from token embeddings with positions."""
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from viz_core.attention import AttentionSteps, FloatArray, Mask, attention
+from viz_core.qkv import D_MAX, D_MIN
+
+MAX_HEADS = 64
+
+
+def multi_head_attention(
+    q: FloatArray,
+    k: FloatArray,
+    v: FloatArray,
+    heads: int,
+    scale: bool = True,
+    mask: Mask = None,
+    temperature: float = 1.0,
+) -> list[AttentionSteps]:
+    """Split d into ``heads`` slices of d_k = d // heads and attend in each, scaled by √d_k.
+
+    Head h uses columns h·d_k … (h+1)·d_k − 1 of q, k and v; the layer's output is the
+    concatenation of the heads' outputs, ``np.hstack([s.output for s in per_head])``.
+
+    Example:
+        >>> q = np.ones((2, 4))
+        >>> [s.d_k for s in multi_head_attention(q, q, q, heads=2)]
+        [2, 2]
+    """
+    d = np.shape(q)[-1]
+    if isinstance(heads, bool) or not isinstance(heads, int | np.integer) or heads < 1:
+        raise ValueError("The number of heads must be a whole number, 1 or more.")
+    if d % heads:
+        raise ValueError(f"d = {d} cannot be split into {heads} equal heads: pick a divisor of d.")
+    d_k = d // heads
+    return [
+        attention(
+            np.asarray(q)[:, h * d_k : (h + 1) * d_k],  # (n, d_k)
+            np.asarray(k)[:, h * d_k : (h + 1) * d_k],  # (m, d_k)
+            np.asarray(v)[:, h * d_k : (h + 1) * d_k],  # (m, d_k)
+            scale=scale,
+            mask=mask,
+            temperature=temperature,
+        )
+        for h in range(heads)
+    ]
+
+
+def head_choices(d: int, limit: int = MAX_HEADS) -> list[int]:
+    """The head counts that split d evenly, up to ``limit``."""
+    return [h for h in range(1, min(d, limit) + 1) if d % h == 0]
+
+
+def sinusoidal_positions(n: int, d: int) -> FloatArray:
+    """PE[pos, 2i] = sin(pos / 10000^(2i/d)), PE[pos, 2i+1] = cos(…) (Vaswani et al., 2017)."""
+    position = np.arange(n)[:, None]  # (n, 1)
+    frequency = 10000.0 ** (-(np.arange(0, d, 2)) / d)  # (ceil(d/2),)
+    angles = position * frequency  # (n, ceil(d/2))
+    pe = np.empty((n, d))
+    pe[:, 0::2] = np.sin(angles)
+    pe[:, 1::2] = np.cos(angles[:, : d // 2])
+    return pe
+
+
+def token_embedding(token: str, d: int, seed: int) -> FloatArray:
+    """A seeded embedding for one token: the same token always gets the same vector."""
+    rng = np.random.default_rng([seed, len(token), *map(ord, token)])
+    return rng.standard_normal(d)
+
+
+@dataclass(frozen=True)
+class Projection:
+    """X = embedding (+ positions), and Q, K, V = X·W_Q, X·W_K, X·W_V."""
+
+    embeddings: FloatArray  # (n, d), one seeded vector per character, entries ~ N(0, 1)
+    positions: FloatArray | None  # (n, d) sinusoidal encoding, or None when positions are off
+    x: FloatArray  # (n, d), (E + PE) / √1.5 with positions, else E: entries of variance ≈ 1
+    w_q: FloatArray  # (d, d), entries ~ N(0, 1/d), so X·W keeps unit variance
+    w_k: FloatArray
+    w_v: FloatArray
+    q: FloatArray  # (n, d)
+    k: FloatArray
+    v: FloatArray
+
+
+def embed_qkv(
+    tokens: Sequence[str], d: int = 64, seed: int = 0, position: bool = True
+) -> Projection:
+    """Q, K, V the way a model makes them: embeddings, plus positions, times seeded weights."""
+    if isinstance(d, bool) or not isinstance(d, int | np.integer) or not D_MIN <= d <= D_MAX:
+        raise ValueError(f"d must be a whole number from {D_MIN} to {D_MAX}.")
+    embeddings = np.array([token_embedding(token, d, seed) for token in tokens]).reshape(
+        len(tokens), d
+    )
+    positions = sinusoidal_positions(len(tokens), d) if position else None
+    # sin² + cos² = 1 per pair of columns, so PE adds variance 1/2 on average: rescale to 1.
+    x = (embeddings + positions) / math.sqrt(1.5) if positions is not None else embeddings
+    rng = np.random.default_rng([seed, 1])  # the weights do not depend on the sentence
+    w_q, w_k, w_v = rng.standard_normal((3, d, d)) / math.sqrt(d)
+    return Projection(
+        embeddings=embeddings,
+        positions=positions,
+        x=x,
+        w_q=w_q,
+        w_k=w_k,
+        w_v=w_v,
+        q=x @ w_q,
+        k=x @ w_k,
+        v=x @ w_v,
+    )

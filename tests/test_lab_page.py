@@ -332,3 +332,93 @@ def test_plotly_labels_are_escaped():
     for key in chart_keys(at):
         spec = str(figure(at, key))
         assert "<b>" not in spec.replace("<br>", ""), key
+
+
+# --- heads, source, temperature (issue 5) ----------------------------------------------------
+
+
+def heatmaps(at, key):
+    return [decode(tr["z"]) for tr in figure(at, key)["data"] if tr["type"] == "heatmap"]
+
+
+def test_heads_from_the_url_show_the_chosen_head_and_a_grid_of_all():
+    """d=768, heads=12, head=5: the large views are head 5; heads_grid has 12 heatmaps."""
+    at = open_page(d="768", heads="12", head="5", row="3")
+    expected = run_lab("我喜欢人工智能", d=768, heads=12, head=5)
+    assert_array_equal(heatmap_z(at), expected.per_head[5].weights)
+    assert_array_equal(bar_values(at), expected.per_head[5].weights[3])
+    grid = heatmaps(at, "heads_grid")
+    assert len(grid) == 12
+    for shown, steps in zip(grid, expected.per_head, strict=True):
+        np.testing.assert_allclose(shown, steps.weights, atol=1e-7)  # float32 for display
+    assert_array_equal(heatmaps(at, "heads_average")[0], expected.mean_weights)
+
+
+def test_one_head_has_no_grid():
+    """With one head there is nothing to compare: no heads grid."""
+    assert "heads_grid" not in chart_keys(open_page())
+
+
+def test_heads_preset_sets_d_and_heads():
+    """The '1,536 × 16' preset gives 16 heads of 96."""
+    at = open_page()
+    at.button(key="heads_preset_1536").click().run()
+    assert at.query_params["d"] == "1536" and at.query_params["heads"] == "16"
+    assert len(heatmaps(at, "heads_grid")) == 16
+
+
+def test_changing_d_resets_heads_that_no_longer_divide_it():
+    """12 heads at d = 768, then d = 100: 12 does not divide 100, so 1 head, with a caption."""
+    at = open_page(d="768", heads="12", head="3")
+    at.number_input(key="d").set_value(100).run()
+    assert at.selectbox(key="heads").value == 1 and at.selectbox(key="head").value == 0
+    assert "heads_grid" not in chart_keys(at)
+
+
+def test_embedding_source_without_positions_makes_the_two_wo_identical():
+    """source=embedding, position=false: 我爱我家's two 我 attend alike, and the page says so."""
+    at = open_page(text="我爱我家", source="embedding", position="false", lang="en")
+    weights = heatmap_z(at)
+    assert_array_equal(weights[1], weights[3])
+    assert any("identical" in body for body in (e.value for e in at.get("html")))
+    assert "projection_w_q" in chart_keys(at)
+
+
+def test_embedding_source_with_positions_tells_them_apart():
+    """With positions the two 我 rows differ."""
+    at = open_page(text="我爱我家", source="embedding", position="true", lang="en")
+    weights = heatmap_z(at)
+    assert not np.allclose(weights[1], weights[3])
+    assert_array_equal(
+        weights, run_lab("我爱我家", source="embedding", position=True).steps.weights
+    )
+
+
+def test_temperature_from_the_url_and_the_widget():
+    """temperature=0.5 sharpens exactly as the core says; the widget changes it too."""
+    at = open_page(temperature="0.5")
+    assert_array_equal(heatmap_z(at), run_lab("我喜欢人工智能", temperature=0.5).steps.weights)
+    at.number_input(key="temperature").set_value(4.0).run()
+    assert_array_equal(heatmap_z(at), run_lab("我喜欢人工智能", temperature=4.0).steps.weights)
+    assert at.query_params["temperature"] == "4"
+
+
+def test_source_widget_switches_to_embeddings():
+    """Choosing embeddings in the sidebar changes the numbers to the embedding source's."""
+    at = open_page()
+    at.radio(key="source").set_value("embedding").run()
+    assert_array_equal(heatmap_z(at), run_lab("我喜欢人工智能", source="embedding").steps.weights)
+    assert at.query_params["source"] == "embedding"
+
+
+@pytest.mark.parametrize(
+    "query",
+    [{"heads": "5"}, {"heads": "0"}, {"heads": "1e400"}, {"heads": "65", "d": "8192"},
+     {"head": "99"}, {"head": "-1"}, {"source": "glove"}, {"position": "maybe"},
+     {"temperature": "0"}, {"temperature": "100"}, {"temperature": "nan"}, {"temperature": "-1"}],
+)  # fmt: skip
+def test_bad_head_source_and_temperature_values_are_noted(query):
+    """Every bad new key is replaced with a sane value and a note; the page still draws."""
+    at = open_page(**query)
+    assert at.info, query
+    assert "weights_heatmap" in chart_keys(at)

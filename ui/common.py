@@ -21,9 +21,9 @@ padding:3px 10px;font-size:1.35rem;line-height:1.6}
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
-def compute_lab(text: str, special: bool, d: int, scale: bool, mask: str, seed: int) -> LabResult:
+def compute_lab(**settings: object) -> LabResult:
     """The lab's one core call per rerun, cached (bounded, for a shared server)."""
-    return run_lab(text, special=special, d=d, scale=scale, mask=mask, seed=seed)
+    return run_lab(**settings)  # type: ignore[arg-type]
 
 
 def chart(fig: go.Figure, key: str, **kwargs: object) -> None:
@@ -50,10 +50,15 @@ def token_chips(tokens: tuple[str, ...]) -> None:
     st.html(f'{CSS}<div class="chips">{chips}</div>')
 
 
-def scale_latex(d: int) -> str:
-    """S' = S / √d with the numbers of this d."""
-    root = f"{math.sqrt(d):.4g}"
-    return rf"S' = \frac{{S}}{{\sqrt{{d}}}} = \frac{{S}}{{\sqrt{{{d}}}}} = \frac{{S}}{{{root}}}"
+def scale_latex(d_k: int, temperature: float = 1.0, heads: int = 1) -> str:
+    """S' = S / √d (or √d_k per head), with this d's numbers, and the temperature if not 1."""
+    name = "d_k" if heads > 1 else "d"
+    divisor = math.sqrt(d_k) * temperature
+    tempered = "" if temperature == 1 else rf" \cdot {temperature:g}"
+    return (
+        rf"S' = \frac{{S}}{{\sqrt{{{name}}}{' T' if temperature != 1 else ''}}}"
+        rf" = \frac{{S}}{{\sqrt{{{d_k}}}{tempered}}} = \frac{{S}}{{{divisor:.4g}}}"
+    )
 
 
 def mask_latex(lang: str) -> str:

@@ -350,3 +350,55 @@ def contributions_heatmap(
         yaxis={"tickvals": list(range(rows)), "ticktext": labels, "autorange": "reversed"},
     )
     return fig
+
+
+def heads_grid(
+    weights: list[npt.NDArray[np.float64]], tokens: tuple[str, ...], *, lang: str, selected: int
+) -> go.Figure:
+    """Every head's weights as small heatmaps, one heatmap trace per head, on one colour scale."""
+    heads = len(weights)
+    cols = min(heads, 4 if heads <= 16 else 8)
+    rows = math.ceil(heads / cols)
+    labels = tick_labels(tokens)
+    positions = list(range(len(tokens)))
+    titles = [("▶ " if h == selected else "") + t("head_title", lang, head=h) for h in range(heads)]
+    fig = make_subplots(
+        rows=rows,
+        cols=cols,
+        subplot_titles=titles,
+        horizontal_spacing=0.02,
+        vertical_spacing=min(0.08, 0.4 / rows),
+    )
+    for h, matrix in enumerate(weights):
+        fig.add_trace(
+            go.Heatmap(
+                z=matrix.astype(np.float32),  # display only: half the bytes
+                x=positions,
+                y=positions,
+                coloraxis="coloraxis",
+                xgap=1,
+                ygap=1,
+                customdata=[[[labels[i], labels[j]] for j in positions] for i in positions],
+                hovertemplate=f"{t('head_title', lang, head=h)}<br>"
+                f"{t('hover_query', lang)}: %{{customdata[0]}}<br>"
+                f"{t('hover_key', lang)}: %{{customdata[1]}}<br>"
+                f"{t('hover_value', lang)}: %{{z:.3f}}<extra></extra>",
+            ),
+            row=h // cols + 1,
+            col=h % cols + 1,
+        )
+    fig.update_xaxes(showticklabels=False)
+    fig.update_yaxes(
+        tickvals=positions, ticktext=labels, showticklabels=False, autorange="reversed"
+    )
+    for r in range(1, rows + 1):  # token labels down the first column only
+        fig.update_yaxes(showticklabels=len(tokens) <= 16, row=r, col=1)
+    fig.update_layout(
+        font=FONT,
+        template=TEMPLATE,
+        height=rows * (260 if cols <= 4 else 150) + 40,
+        margin={"l": 10, "r": 10, "t": 40, "b": 10},
+        coloraxis={"colorscale": "Blues", "cmin": 0.0, "cmax": 1.0, "colorbar": {"thickness": 14}},
+    )
+    fig.update_annotations(font_size=14)
+    return fig

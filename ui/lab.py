@@ -11,7 +11,16 @@ from ui.common import chart, compute_lab, mask_latex, safe_text, scale_latex, to
 from ui.export import matrix_csv, position_labels
 from ui.params import MAX_TEXT_CHARS, LabParams, clamp_row, parse_lab
 from ui.strings import t
-from viz_core import D_MAX, D_MIN, MASK_KINDS, SEED_MAX, LabResult
+from viz_core import (
+    D_MAX,
+    D_MIN,
+    MASK_KINDS,
+    SEED_MAX,
+    SOURCES,
+    TEMPERATURE_RANGE,
+    LabResult,
+    head_choices,
+)
 
 STORE = "_lab_params"
 PRESETS = (64, 96, 768, 1536, 6144)
@@ -90,6 +99,7 @@ def controls(lang: str) -> LabParams:
             help=t("seed_help", lang),
         )
         st.button(t("new_random", lang), key="new_seed", on_click=_new_seed)
+        model_controls(lang)
     session = st.session_state
     return LabParams(
         text=str(session.text)[:MAX_TEXT_CHARS],
@@ -99,6 +109,68 @@ def controls(lang: str) -> LabParams:
         mask=str(session.mask),
         seed=int(session.seed),
         row=int(session.row),
+        heads=int(session.heads),
+        head=int(session.head),
+        source=str(session.source),
+        position=bool(session.position),
+        temperature=float(session.temperature),
+    )
+
+
+def _set_model(d: int, heads: int) -> None:
+    st.session_state.d = d
+    st.session_state.heads = heads
+    st.session_state.head = 0
+
+
+def model_controls(lang: str) -> None:
+    """Heads, where Q/K/V come from, and the temperature."""
+    session = st.session_state
+    st.header(t("model_header", lang))
+    choices = head_choices(int(session.d))
+    if int(session.heads) not in choices:
+        st.caption(t("heads_reset", lang, heads=session.heads, d=session.d))
+        session.heads = 1
+    if int(session.head) >= int(session.heads):
+        session.head = 0
+    st.selectbox(t("heads_label", lang), choices, key="heads", help=t("heads_help", lang))
+    st.selectbox(
+        t("head_label", lang),
+        range(int(session.heads)),
+        key="head",
+        help=t("head_help", lang),
+        disabled=int(session.heads) == 1,
+    )
+    for column, (d, heads) in zip(st.columns(2), [(768, 12), (1536, 16)], strict=True):
+        column.button(
+            f"{d:,} × {heads}",
+            key=f"heads_preset_{d}",
+            help=t(f"heads_preset_{d}", lang),
+            on_click=_set_model,
+            args=(d, heads),
+            width="stretch",
+        )
+    st.radio(
+        t("source_label", lang),
+        SOURCES,
+        key="source",
+        help=t("source_help", lang),
+        format_func=lambda source: t(f"source_{source}", lang),
+    )
+    st.toggle(
+        t("position_label", lang),
+        key="position",
+        help=t("position_help", lang),
+        disabled=session.source != "embedding",
+    )
+    st.number_input(
+        t("temperature_label", lang),
+        key="temperature",
+        min_value=TEMPERATURE_RANGE[0],
+        max_value=TEMPERATURE_RANGE[1],
+        step=0.05,
+        format="%.2f",
+        help=t("temperature_help", lang),
     )
 
 
@@ -107,9 +179,7 @@ def render() -> None:
     lang = state.lang()
     notes = state.restore(STORE, parse_lab)
     params = controls(lang)
-    result = compute_lab(
-        params.text, params.special, params.d, params.scale, params.mask, params.seed
-    )
+    result = compute_lab(**params.core_kwargs())
 
     st.title(t("lab_title", lang))
     st.caption(t("lab_intro", lang))
@@ -129,11 +199,18 @@ def render() -> None:
         st.session_state.row = clamped.row
     params = clamped
     steps = result.steps
-    sqrt_d = f"{math.sqrt(params.d):.4g}"
+    sqrt_d = f"{math.sqrt(steps.d_k):.4g}"
 
     st.subheader(t("tokens_title", lang, n=n))
     token_chips(result.tokens)
-    st.caption(t("tokens_why", lang, d=params.d) + " " + t("random_caveat", lang))
+    caveat = " " + t("random_caveat", lang) if params.source == "random" else ""
+    st.caption(t("tokens_why", lang, d=params.d) + caveat)
+    if params.heads > 1:
+        st.info(
+            t("head_shown", lang, head=params.head, heads=params.heads, d_k=steps.d_k), icon="🧩"
+        )
+    if result.projection is not None:
+        projection_views(result, lang)
 
     left, right = st.columns(2, gap="large")
     with left:
@@ -147,18 +224,81 @@ def render() -> None:
     with right:
         st.subheader(t("scaled_title", lang))
         if params.scale:
-            st.latex(scale_latex(params.d))
+            st.latex(scale_latex(steps.d_k, params.temperature, params.heads))
             st.caption(t("scaled_why_on", lang, sqrt_d=sqrt_d))
         else:
-            st.latex(r"S' = S")
+            st.latex(r"S' = S" if params.temperature == 1 else rf"S' = S / {params.temperature:g}")
             st.caption(t("scaled_why_off", lang))
+        if params.temperature != 1:
+            st.caption(t("temperature_why", lang, temperature=f"{params.temperature:g}"))
         fig = figures.matrix_heatmap(
             steps.scaled, result.tokens, result.tokens, lang=lang, kind="scores"
         )
         chart(fig, "scaled_heatmap")
 
     row_views(result, params, lang)
+    if params.heads > 1:
+        heads_views(result, lang)
+    repeat_notes(result, params, lang)
     downloads(result, lang)
+
+
+def projection_views(result: LabResult, lang: str) -> None:
+    """X, W_Q, W_K, W_V and the projections, first dimensions only, on request."""
+    projection = result.projection
+    assert projection is not None
+    plus = t("projection_plus", lang) if projection.positions is not None else ""
+    with st.expander(t("projection_title", lang)):
+        safe_text(t("projection_why", lang, plus=plus))
+        dims = min(OUTPUT_DIMS, projection.x.shape[1])
+        labels = tuple(str(j) for j in range(dims))
+        per_token = {"row_axis": "axis_token", "col_axis": "axis_dimension", "kind": "scores"}
+        per_dim = {"row_axis": "axis_dimension", "col_axis": "axis_dimension", "kind": "scores"}
+        views = [
+            ("x", projection.x, result.tokens, per_token),
+            ("w_q", projection.w_q, labels, per_dim),
+            ("w_k", projection.w_k, labels, per_dim),
+            ("w_v", projection.w_v, labels, per_dim),
+            ("q", projection.q, result.tokens, per_token),
+            ("k", projection.k, result.tokens, per_token),
+            ("v", projection.v, result.tokens, per_token),
+        ]
+        for column, (name, matrix, rows, options) in zip(
+            st.columns(4) + st.columns(4), views, strict=False
+        ):
+            with column:
+                st.caption(t(f"matrix_{name}", lang))
+                rows_shown = rows if rows is result.tokens else labels
+                fig = figures.matrix_heatmap(
+                    matrix[: len(rows_shown), :dims], rows_shown, labels, lang=lang, **options
+                )
+                chart(fig, f"projection_{name}")
+
+
+def heads_views(result: LabResult, lang: str) -> None:
+    """Every head's weights, and their average."""
+    st.subheader(t("heads_title", lang))
+    st.caption(t("heads_why", lang))
+    weights = [steps.weights for steps in result.per_head]
+    chart(figures.heads_grid(weights, result.tokens, lang=lang, selected=result.head), "heads_grid")
+    st.caption(t("heads_average_title", lang))
+    fig = figures.matrix_heatmap(
+        result.mean_weights, result.tokens, result.tokens, lang=lang, kind="weights"
+    )
+    chart(fig, "heads_average")
+
+
+def repeat_notes(result: LabResult, params: LabParams, lang: str) -> None:
+    """Do repeated characters attend alike? Only positions can tell them apart."""
+    if not result.repeats:
+        return
+    st.subheader(t("repeats_title", lang))
+    for token, places, gap in result.repeats:
+        where = ", ".join(str(i) for i in places)
+        key = "repeats_same" if gap == 0 else "repeats_differ"
+        safe_text(t(key, lang, token=token, places=where, gap=f"{gap:.3f}"))
+    if not (params.source == "embedding" and not params.position):
+        st.caption(t("repeats_try", lang))
 
 
 @st.fragment
@@ -223,7 +363,19 @@ def row_views(result: LabResult, params: LabParams, lang: str) -> None:
 
     st.subheader(t("output_title", lang))
     st.latex(r"o_i = \sum_j A_{ij}\, v_j")
-    dims = min(OUTPUT_DIMS, params.d)
+    dims = min(OUTPUT_DIMS, steps.d_k)
+    if params.heads > 1:
+        st.caption(
+            t(
+                "output_concat",
+                lang,
+                heads=params.heads,
+                d_k=steps.d_k,
+                n=n,
+                d=params.d,
+                head=params.head,
+            )
+        )
     safe_text(t("output_why", lang, token=token, dims=dims))
     terms = " + ".join(
         f"{w:.2f}·V({tok})" for w, tok in zip(steps.weights[row], tokens, strict=True)
@@ -239,7 +391,7 @@ def row_views(result: LabResult, params: LabParams, lang: str) -> None:
     )
     chart(fig, "output_contributions")
 
-    number_strip(result, row, params.d, lang)
+    number_strip(result, row, result.steps.d_k, lang)
     state.remember(STORE, params)
     state.publish(params.to_query())
 
@@ -249,34 +401,28 @@ def number_strip(result: LabResult, row: int, d: int, lang: str) -> None:
     st.subheader(t("stats_title", lang))
     on = result.stats if result.steps.scale else result.contrast_stats
     off = result.contrast_stats if result.steps.scale else result.stats
-    cells = st.columns(6)
-    cells[0].metric(
-        t("stat_std_raw", lang),
-        f"{result.std_scores:.2f}",
-        t("stat_std_raw_vs", lang, value=f"{math.sqrt(d):.2f}"),
-        delta_color="off",
-    )
-    cells[1].metric(
-        t("stat_std_scaled", lang),
-        f"{result.std_scaled:.2f}",
-        t("stat_std_scaled_vs", lang),
-        delta_color="off",
-    )
-    cells[2].metric(t("stat_max_on", lang), f"{on.max_weight[row]:.3f}")
-    cells[3].metric(t("stat_max_off", lang), f"{off.max_weight[row]:.3f}")
-    cells[4].metric(
-        t("stat_entropy_on", lang),
-        f"{on.entropy[row]:.3f}",
-        t("stat_effective", lang, value=f"{on.effective_tokens[row]:.1f}"),
-        delta_color="off",
-    )
-    cells[5].metric(
-        t("stat_entropy_off", lang),
-        f"{off.entropy[row]:.3f}",
-        t("stat_effective", lang, value=f"{off.effective_tokens[row]:.1f}"),
-        delta_color="off",
-        delta_arrow="off",
-    )
+    metrics = [
+        (
+            "stat_std_raw",
+            f"{result.std_scores:.2f}",
+            t("stat_std_raw_vs", lang, value=f"{math.sqrt(d):.2f}"),
+        ),
+        ("stat_std_scaled", f"{result.std_scaled:.2f}", t("stat_std_scaled_vs", lang)),
+        ("stat_max_on", f"{on.max_weight[row]:.3f}", None),
+        ("stat_max_off", f"{off.max_weight[row]:.3f}", None),
+        (
+            "stat_entropy_on",
+            f"{on.entropy[row]:.3f}",
+            t("stat_effective", lang, value=f"{on.effective_tokens[row]:.1f}"),
+        ),
+        (
+            "stat_entropy_off",
+            f"{off.entropy[row]:.3f}",
+            t("stat_effective", lang, value=f"{off.effective_tokens[row]:.1f}"),
+        ),
+    ]
+    for cell, (label, value, beside) in zip(st.columns(len(metrics)), metrics, strict=True):
+        cell.metric(t(label, lang), value, beside, delta_color="off", delta_arrow="off")
     st.caption(
         f"{t('stat_row_sum', lang)}: {t('stat_row_sum_ok', lang)} "
         f"(max |Σ − 1| = {result.row_sum_error:.1e}). {t('stats_why', lang)}"
@@ -294,6 +440,7 @@ def downloads(result: LabResult, lang: str) -> None:
         "scaled": steps.scaled,
         "masked": steps.masked,
         "output": steps.output,
+        "output_all": result.output,
         "q": steps.q,
         "k": steps.k,
         "v": steps.v,

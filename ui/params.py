@@ -8,7 +8,16 @@ import re
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, replace
 
-from viz_core import D_MAX, D_MIN, DISTRIBUTIONS, MASK_KINDS, SEED_MAX
+from viz_core import (
+    D_MAX,
+    D_MIN,
+    DISTRIBUTIONS,
+    MASK_KINDS,
+    MAX_HEADS,
+    SEED_MAX,
+    SOURCES,
+    TEMPERATURE_RANGE,
+)
 
 LANGS = ("zh", "en")
 MAX_TEXT_CHARS = 500  # the text box's limit; 30 tokens fit many times over
@@ -41,10 +50,21 @@ class LabParams:
     mask: str = "none"
     seed: int = 0
     row: int = 2
+    heads: int = 1
+    head: int = 0
+    source: str = "random"
+    position: bool = True
+    temperature: float = 1.0
 
     def to_query(self) -> dict[str, str]:
         """The URL query that restores these settings."""
         return {key: _format(value) for key, value in asdict(self).items()}
+
+    def core_kwargs(self) -> dict[str, object]:
+        """The settings run_lab takes, by the same names (the row is only a view)."""
+        settings = asdict(self)
+        del settings["row"]
+        return settings
 
 
 @dataclass
@@ -171,6 +191,8 @@ def _to_int(raw: str) -> int | None:
 def _format(value: object) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, float):
+        return f"{value:g}"
     return str(value)
 
 
@@ -188,14 +210,24 @@ def parse_lab(query: Mapping[str, QueryValue]) -> tuple[LabParams, list[Note]]:
     """
     parser = _Parser(query)
     defaults = LabParams()
+    d = parser.integer("d", defaults.d, D_MIN, D_MAX)
+    heads = parser.integer("heads", defaults.heads, 1, MAX_HEADS)
+    if d % heads:
+        parser.replaced("heads", defaults.heads)
+        heads = defaults.heads
     params = LabParams(
         text=parser.text("text", defaults.text),
         special=parser.boolean("special", defaults.special),
-        d=parser.integer("d", defaults.d, D_MIN, D_MAX),
+        d=d,
         scale=parser.boolean("scale", defaults.scale),
         mask=parser.choice("mask", defaults.mask, MASK_KINDS),
         seed=parser.integer("seed", defaults.seed, 0, SEED_MAX),
         row=parser.integer("row", defaults.row, 0, 10**9),
+        heads=heads,
+        head=parser.integer("head", defaults.head, 0, heads - 1),
+        source=parser.choice("source", defaults.source, SOURCES),
+        position=parser.boolean("position", defaults.position),
+        temperature=parser.number("temperature", defaults.temperature, *TEMPERATURE_RANGE),
     )
     return params, parser.notes
 

@@ -36,9 +36,7 @@ def render() -> None:
     st.caption(t("st_intro", lang))
     state.show_notes(notes)
 
-    result = compute_lab(
-        params.text, params.special, params.d, params.scale, params.mask, params.seed
-    )
+    result = compute_lab(**params.core_kwargs())
     if result.n_content == 0:
         st.info(t("empty_text", lang), icon="✍️")
         state.publish({**params.to_query(), **StepsParams().to_query()})
@@ -110,7 +108,11 @@ def render() -> None:
         safe_text(t("st_why_2", lang, n=n))
         show("step_scores", steps.scores, kind="scores")
     elif step == 3:
-        st.latex(scale_latex(params.d) if params.scale else r"S' = S")
+        st.latex(
+            scale_latex(result.steps.d_k, params.temperature, params.heads)
+            if params.scale
+            else r"S' = S"
+        )
         safe_text(t("st_why_3", lang, sqrt_d=sqrt_d) if params.scale else t("st_why_3_off", lang))
         show("step_scaled", steps.scaled, kind="scores")
     elif step == 4:

@@ -19,9 +19,11 @@ STRINGS: dict[str, dict[str, str]] = {
         "en": "Scaled dot-product attention, step by step",
     },
     "lab_intro": {
-        "zh": "输入一句话，每个字是一个 token。Q、K、V 是按种子生成的随机向量（均值 0、方差 1），"
+        "zh": "输入一句话，每个字是一个 token。Q、K、V 默认是按种子生成的随机向量（均值 0、方差 "
+        "1），"
         "下面依次展示 QKᵀ → ÷√d → 掩码 → softmax → ×V 的每一步。",
-        "en": "Type a sentence: each character is a token. Q, K and V are seeded random vectors "
+        "en": "Type a sentence: each character is a token. By default Q, K and V are seeded "
+        "random vectors "
         "(mean 0, variance 1). Below, every step follows: QKᵀ → ÷√d → mask → softmax → ×V.",
     },
     "controls": {"zh": "设置", "en": "Settings"},
@@ -644,6 +646,123 @@ STRINGS.update(
             "zh": "1 ÷ (1 + e^−{delta})：只和差值有关。",
             "en": "1 ÷ (1 + e^−{delta}): only the difference matters.",
         },
+    }
+)
+
+
+STRINGS.update(
+    {
+        # --- lab: heads, source, temperature ---
+        "model_header": {"zh": "多头与来源", "en": "Heads and source"},
+        "heads_label": {"zh": "头数", "en": "Heads"},
+        "heads_help": {
+            "zh": "把 d 维切成几份，每个头用 d ÷ 头数 维，分别做注意力、各自除以 √d_k。只能选 d "
+            "的约数。",
+            "en": "How many slices d is cut into: each head uses d ÷ heads dimensions, attends "
+            "on its "
+            "own, and divides by its own √d_k. Only divisors of d can be chosen.",
+        },
+        "head_label": {"zh": "显示第几个头", "en": "Head shown"},
+        "head_help": {
+            "zh": "大热力图和柱状图显示这个头；下面的网格显示所有头。",
+            "en": "The large heatmaps and bars show this head; the grid below shows every head.",
+        },
+        "heads_preset_768": {
+            "zh": "BERT-base：768 维 × 12 头",
+            "en": "BERT-base: 768 wide, 12 heads",
+        },
+        "heads_preset_1536": {"zh": "1,536 维 × 16 头", "en": "1,536 wide, 16 heads"},
+        "heads_reset": {
+            "zh": "{heads} 个头不能整除 d = {d}，已改为 1 个头。",
+            "en": "{heads} heads do not divide d = {d}, so 1 head is used.",
+        },
+        "source_label": {"zh": "Q、K、V 从哪里来", "en": "Where Q, K, V come from"},
+        "source_random": {"zh": "随机（独立同分布）", "en": "Random (i.i.d.)"},
+        "source_embedding": {"zh": "字向量 × 权重矩阵", "en": "Embeddings × weights"},
+        "source_help": {
+            "zh": "随机：每个位置一组随机数。字向量：每个字一个固定的向量（可加位置编码），再乘 "
+            "W_Q、"
+            "W_K、W_V。",
+            "en": "Random: random numbers per position. Embeddings: each character has a fixed "
+            "vector "
+            "(plus positions, if on), multiplied by W_Q, W_K, W_V.",
+        },
+        "position_label": {"zh": "加上位置编码", "en": "Add positional encoding"},
+        "position_help": {
+            "zh": "正弦位置编码（第五篇）：同一个字在不同位置得到不同的向量。",
+            "en": "Sinusoidal positions (the series' 5th article): the same character at different "
+            "places gets different vectors.",
+        },
+        "temperature_label": {"zh": "温度 T", "en": "Temperature T"},
+        "temperature_help": {
+            "zh": "softmax 之前再除以 T：T < 1 更尖锐，T > 1 更平缓。T = 1 不变。",
+            "en": "Scores are divided by T before softmax: T < 1 sharpens, T > 1 flattens, "
+            "T = 1 changes nothing.",
+        },
+        "head_shown": {
+            "zh": "显示第 {head} 个头（共 {heads} 个），每个头 d_k = {d_k} 维。",
+            "en": "Showing head {head} of {heads}; each head has d_k = {d_k} dimensions.",
+        },
+        "temperature_why": {
+            "zh": "再除以温度 T = {temperature}。√d 本身就是一个固定的温度："
+            "它抵消了维度带来的放大。",
+            "en": "Also divided by the temperature T = {temperature}. √d is itself a fixed "
+            "temperature: it cancels the growth that comes with d.",
+        },
+        "heads_title": {"zh": "所有头的注意力权重", "en": "Every head's attention weights"},
+        "heads_why": {
+            "zh": "每个头看的是 Q、K 的不同切片，所以关注的模式不同。最后一张是所有头的平均。",
+            "en": "Each head sees a different slice of Q and K, so each attends differently. The "
+            "last "
+            "map is the heads' average.",
+        },
+        "heads_average_title": {"zh": "所有头的平均", "en": "The heads' average"},
+        "output_concat": {
+            "zh": "这一层的输出是把 {heads} 个头的输出（各 {d_k} 维）拼接起来：{n} × {d}。"
+            "上面显示的是第 {head} 个头的部分。",
+            "en": "The layer's output is the {heads} heads' outputs ({d_k} dimensions each) side "
+            "by "
+            "side: {n} × {d}. Above is head {head}'s part.",
+        },
+        "projection_title": {"zh": "看看 X、W 和投影", "en": "Show X, W and the projections"},
+        "projection_why": {
+            "zh": "X = 字向量{plus}，Q = X·W_Q，K = X·W_K，V = X·W_V。权重元素方差为 1/d，"
+            "所以投影后方差仍约为 1。"
+            "（字向量见系列第四篇，位置编码见第五篇。）",
+            "en": "X = embeddings{plus}; Q = X·W_Q, K = X·W_K, V = X·W_V. The weights have "
+            "variance "
+            "1/d, so the projections keep a variance of about 1. (Embeddings are the series' 4th "
+            "article; positional encoding its 5th.)",
+        },
+        "projection_plus": {
+            "zh": " + 位置编码（再除以 √1.5 保持方差 1）",
+            "en": " + positions (÷ √1.5 to keep variance 1)",
+        },
+        "matrix_x": {"zh": "X（输入）", "en": "X (input)"},
+        "matrix_w_q": {"zh": "W_Q", "en": "W_Q"},
+        "matrix_w_k": {"zh": "W_K", "en": "W_K"},
+        "matrix_w_v": {"zh": "W_V", "en": "W_V"},
+        "repeats_title": {"zh": "重复的字", "en": "Repeated characters"},
+        "repeats_same": {
+            "zh": "“{token}” 出现在位置 {places}：它们的权重行完全相同。没有位置信息，"
+            "模型分不清它们。",
+            "en": "“{token}” stands at positions {places}: their weight rows are identical. "
+            "Without "
+            "positions the model cannot tell them apart.",
+        },
+        "repeats_differ": {
+            "zh": "“{token}” 出现在位置 {places}：它们的权重行不同（最大差 {gap}）。",
+            "en": "“{token}” stands at positions {places}: their weight rows differ (by up to "
+            "{gap}).",
+        },
+        "repeats_try": {
+            "zh": "试试：来源选“字向量 × 权重矩阵”，关掉位置编码，两行就变得一模一样。",
+            "en": "Try it: choose “Embeddings × weights” and turn positions off: the rows become "
+            "identical.",
+        },
+        "matrix_output_all": {"zh": "输出（所有头拼接）", "en": "output (all heads)"},
+        "axis_dimension_short": {"zh": "维", "en": "dim"},
+        "head_title": {"zh": "头 {head}", "en": "head {head}"},
     }
 )
 

@@ -1,4 +1,4 @@
-"""Entry point: page config, language, navigation. Pages live in ui/."""
+"""Entry point: page config, language, presenter mode, navigation. Pages live in ui/."""
 
 import streamlit as st
 
@@ -6,9 +6,14 @@ from ui import state
 from ui.params import LANGS
 from ui.strings import t
 
-st.set_page_config(page_title="注意力实验室 · Attention Lab", page_icon="🔍", layout="wide")
-
 lang_notes = state.init_lang()
+state.init_present()
+st.set_page_config(
+    page_title="注意力实验室 · Attention Lab",
+    page_icon="🔍",
+    layout="wide",
+    initial_sidebar_state="collapsed" if state.present() else "auto",
+)
 with st.sidebar:
     st.radio(
         t("lang_label", state.lang()),
@@ -17,6 +22,10 @@ with st.sidebar:
         horizontal=True,
         format_func=lambda code: {"zh": "中文", "en": "English"}[code],
     )
+    st.toggle(t("present_label", state.lang()), key="present", help=t("present_help", state.lang()))
+if state.present():
+    # Streamlit sizes its text in rem: a larger root font enlarges every label for a projector.
+    st.html("<style>html{font-size:21px} .stMainBlockContainer{max-width:100%}</style>")
 lang = state.lang()
 state.show_notes(lang_notes)
 

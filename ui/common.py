@@ -2,12 +2,13 @@
 
 import html
 import math
+from urllib.parse import urlencode
 
 import plotly.graph_objects as go
 import streamlit as st
 
-from ui import figures
-from ui.strings import t
+from ui import figures, state
+from ui.strings import STRINGS, t
 from viz_core import LabResult, is_special, run_lab
 
 CSS = """<style>
@@ -26,13 +27,26 @@ def compute_lab(**settings: object) -> LabResult:
     return run_lab(**settings)  # type: ignore[arg-type]
 
 
+def alt_text(key: str, lang: str) -> str:
+    """The chart's alternative text: by its key, else by its family (the key's first word)."""
+    return t(f"alt_{key}" if f"alt_{key}" in STRINGS else f"alt_{key.split('_')[0]}", lang)
+
+
 def chart(fig: go.Figure, key: str, **kwargs: object) -> None:
-    """A Plotly chart with the app's modebar; its camera button saves ``<key>.png``."""
+    """A Plotly chart with alt text and the app's modebar; its camera button saves <key>.png."""
     config = {
         **figures.CONFIG,
         "toImageButtonOptions": {"format": "png", "scale": 2, "filename": key},
     }
-    st.plotly_chart(fig, key=key, config=config, **kwargs)
+    st.plotly_chart(fig, key=key, config=config, alt=alt_text(key, state.lang()), **kwargs)  # type: ignore[call-overload]
+
+
+def share_link(query: dict[str, str]) -> None:
+    """The full link to this exact view, in a code box with a copy button."""
+    base = (st.context.url or "").split("?")[0]
+    with st.container(key="share_link"):
+        st.caption(t("share_title", state.lang()))
+        st.code(f"{base}?{urlencode(query)}", language=None, wrap_lines=True)
 
 
 def safe_text(text: str, tag: str = "p") -> None:

@@ -178,7 +178,7 @@ def matrix_heatmap(
         template=TEMPLATE,
         height=size * n + 110,
         margin={"l": 10, "r": 10, "t": 10, "b": 10},
-        plot_bgcolor="#e5e7eb",
+        plot_bgcolor="rgba(128, 128, 128, 0.22)",  # the gaps, on a light or a dark theme
         clickmode="event+select",
         dragmode=False,
         xaxis={

@@ -4,13 +4,23 @@ import math
 import secrets
 from dataclasses import replace
 
+import numpy as np
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from ui import figures, state
-from ui.common import chart, compute_lab, mask_latex, safe_text, scale_latex, token_chips
-from ui.export import matrix_csv, position_labels
+from ui.common import (
+    chart,
+    compute_lab,
+    mask_latex,
+    safe_text,
+    scale_latex,
+    share_link,
+    token_chips,
+)
+from ui.export import matrix_csv, state_zip
 from ui.params import MAX_TEXT_CHARS, LabParams, clamp_row, parse_lab
-from ui.strings import t
+from ui.strings import STRINGS, t
 from viz_core import (
     D_MAX,
     D_MIN,
@@ -25,6 +35,11 @@ from viz_core import (
 STORE = "_lab_params"
 PRESETS = (64, 96, 768, 1536, 6144)
 OUTPUT_DIMS = 8  # dimensions of V shown in the weighted-sum figure
+
+
+def side_by_side() -> list[DeltaGenerator]:
+    """Two columns, or, in presenter mode, one full-width block after another."""
+    return [st.container(), st.container()] if state.present() else st.columns(2, gap="large")
 
 
 def _set(key: str, value: object) -> None:
@@ -212,13 +227,18 @@ def render() -> None:
     if result.projection is not None:
         projection_views(result, lang)
 
-    left, right = st.columns(2, gap="large")
+    left, right = side_by_side()
     with left:
         st.subheader(t("scores_title", lang))
         st.latex(r"S = Q K^{\top},\quad S_{ij} = q_i \cdot k_j")
         st.caption(t("scores_why", lang, sqrt_d=sqrt_d))
         fig = figures.matrix_heatmap(
-            steps.scores, result.tokens, result.tokens, lang=lang, kind="scores"
+            steps.scores,
+            result.tokens,
+            result.tokens,
+            lang=lang,
+            kind="scores",
+            large=state.present(),
         )
         chart(fig, "scores_heatmap")
     with right:
@@ -232,7 +252,12 @@ def render() -> None:
         if params.temperature != 1:
             st.caption(t("temperature_why", lang, temperature=f"{params.temperature:g}"))
         fig = figures.matrix_heatmap(
-            steps.scaled, result.tokens, result.tokens, lang=lang, kind="scores"
+            steps.scaled,
+            result.tokens,
+            result.tokens,
+            lang=lang,
+            kind="scores",
+            large=state.present(),
         )
         chart(fig, "scaled_heatmap")
 
@@ -240,7 +265,7 @@ def render() -> None:
     if params.heads > 1:
         heads_views(result, lang)
     repeat_notes(result, params, lang)
-    downloads(result, lang)
+    downloads(result, params, lang)
 
 
 def projection_views(result: LabResult, lang: str) -> None:
@@ -310,7 +335,7 @@ def row_views(result: LabResult, params: LabParams, lang: str) -> None:
     params = replace(params, row=min(int(st.session_state.get("row", params.row)), n - 1))
     row = params.row
 
-    left, right = st.columns(2, gap="large")
+    left, right = side_by_side()
     with left:
         st.subheader(t("masked_title", lang))
         st.latex(mask_latex(lang))
@@ -323,6 +348,7 @@ def row_views(result: LabResult, params: LabParams, lang: str) -> None:
             kind="scores",
             allowed=steps.allowed,
             selected_row=row,
+            large=state.present(),
         )
         chart(fig, "masked_heatmap")
     with right:
@@ -344,6 +370,7 @@ def row_views(result: LabResult, params: LabParams, lang: str) -> None:
             kind="weights",
             allowed=steps.allowed,
             selected_row=row,
+            large=state.present(),
         )
         chart(fig, "weights_heatmap", on_select=_on_pick, selection_mode="points")
 
@@ -393,7 +420,7 @@ def row_views(result: LabResult, params: LabParams, lang: str) -> None:
 
     number_strip(result, row, result.steps.d_k, lang)
     state.remember(STORE, params)
-    state.publish(params.to_query())
+    share_link(state.publish(params.to_query()))
 
 
 def number_strip(result: LabResult, row: int, d: int, lang: str) -> None:
@@ -429,11 +456,9 @@ def number_strip(result: LabResult, row: int, d: int, lang: str) -> None:
     )
 
 
-def downloads(result: LabResult, lang: str) -> None:
-    """Every matrix as a token-labelled CSV, built only when the button is pressed."""
-    st.subheader(t("downloads_title", lang))
+def every_matrix(result: LabResult) -> dict[str, np.ndarray]:
+    """Every matrix of this view, by file name: the shown head's steps, all heads, X and W."""
     steps = result.steps
-    keys = position_labels(result.tokens)
     matrices = {
         "weights": steps.weights,
         "scores": steps.scores,
@@ -445,21 +470,42 @@ def downloads(result: LabResult, lang: str) -> None:
         "k": steps.k,
         "v": steps.v,
     }
+    if len(result.per_head) > 1:
+        matrices["weights_mean"] = result.mean_weights
+        for h, head in enumerate(result.per_head):
+            matrices[f"head_{h}_weights"] = head.weights
+    if result.projection is not None:
+        for name in ("x", "w_q", "w_k", "w_v"):
+            matrices[name] = getattr(result.projection, name)
+    return matrices
+
+
+def downloads(result: LabResult, params: LabParams, lang: str) -> None:
+    """One matrix as a token-labelled CSV, or everything as a zip, built only when pressed."""
+    st.subheader(t("downloads_title", lang))
+    matrices = every_matrix(result)
+    shown = [name for name in matrices if f"matrix_{name}" in STRINGS]
     left, right = st.columns([2, 1], vertical_alignment="bottom")
     choice = left.selectbox(
         t("download_pick", lang),
-        list(matrices),
+        shown,
         key="download_matrix",
         format_func=lambda name: t(f"matrix_{name}", lang),
     )
-    matrix = matrices[choice]
-    columns = keys if matrix.shape[1] == len(keys) else [f"dim_{j}" for j in range(matrix.shape[1])]
     right.download_button(
         t("download_button", lang),
-        data=lambda: matrix_csv(matrix, result.tokens, columns),
+        data=lambda: matrix_csv(matrices[choice], result.tokens),
         file_name=f"{choice}.csv",
         mime="text/csv",
         key="download_csv",
+        on_click="ignore",
+    )
+    st.download_button(
+        t("download_zip", lang),
+        data=lambda: state_zip(state.full_query(params.to_query()), result.tokens, matrices),
+        file_name="attention-lab.zip",
+        mime="application/zip",
+        key="download_zip",
         on_click="ignore",
     )
     st.caption(t("download_png_hint", lang))

@@ -202,6 +202,12 @@ def parse_lang(query: Mapping[str, QueryValue], default: str) -> tuple[str, list
     return parser.choice("lang", default, LANGS), parser.notes
 
 
+def parse_present(query: Mapping[str, QueryValue]) -> tuple[bool, list[Note]]:
+    """Presenter mode from ``?present=``: off unless the link says true."""
+    parser = _Parser(query)
+    return parser.boolean("present", False), parser.notes
+
+
 def parse_lab(query: Mapping[str, QueryValue]) -> tuple[LabParams, list[Note]]:
     """The lab's settings from a URL query; anything unusable becomes the default, with a note.
 

@@ -5,7 +5,7 @@ import secrets
 import streamlit as st
 
 from ui import state
-from ui.common import safe_text
+from ui.common import safe_text, share_link
 from ui.params import QuizParams, parse_quiz
 from ui.strings import t
 from viz_core import SEED_MAX, Question, make_quiz
@@ -80,4 +80,4 @@ def render() -> None:
     st.subheader(t("qz_score", lang, right=right_answers, total=len(questions)))
 
     state.remember(STORE, params)
-    state.publish(params.to_query())
+    share_link(state.publish(params.to_query()))

@@ -6,7 +6,7 @@ import numpy as np
 import streamlit as st
 
 from ui import lesson_figures, state
-from ui.common import chart, safe_text
+from ui.common import chart, safe_text, share_link
 from ui.params import ScalingParams, parse_scaling
 from ui.strings import t
 from viz_core import (
@@ -147,4 +147,4 @@ def render() -> None:
     st.info(t("sc_temperature_note", lang), icon="🌡️")
 
     state.remember(STORE, params)
-    state.publish(params.to_query())
+    share_link(state.publish(params.to_query()))

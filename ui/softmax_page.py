@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from ui import figures, lesson_figures, state
-from ui.common import chart, safe_text
+from ui.common import chart, safe_text, share_link
 from ui.params import DEFAULT_VALUES, SoftmaxParams, parse_softmax, parse_values
 from ui.strings import t
 from viz_core import SoftmaxBreakdown, cross_entropy_gradient, softmax_breakdown, softmax_jacobian
@@ -236,4 +236,4 @@ def render() -> None:
 
     params = SoftmaxParams(values=str(st.session_state["values"]), divisor=divisor, target=target)
     state.remember(STORE, params)
-    state.publish(params.to_query())
+    share_link(state.publish(params.to_query()))

@@ -6,7 +6,7 @@ from typing import Any, TypeVar
 
 import streamlit as st
 
-from ui.params import Note, locale_to_lang, parse_lang
+from ui.params import Note, locale_to_lang, parse_lang, parse_present
 from ui.strings import t
 
 P = TypeVar("P")
@@ -24,6 +24,18 @@ def init_lang() -> list[Note]:
     lang, notes = parse_lang(query(), locale_to_lang(st.context.locale))
     st.session_state.lang = lang
     return notes
+
+
+def init_present() -> None:
+    """Presenter mode from the link, once per session (off unless ?present=true)."""
+    if "present" not in st.session_state:
+        present, _ = parse_present(query())
+        st.session_state.present = present
+
+
+def present() -> bool:
+    """Whether the app is in presenter mode (large text and figures)."""
+    return bool(st.session_state.get("present", False))
 
 
 def lang() -> str:
@@ -57,11 +69,17 @@ def remember(store_key: str, params: Any) -> None:
     st.session_state[store_key] = params
 
 
-def publish(params: dict[str, str]) -> None:
+def full_query(params: dict[str, str]) -> dict[str, str]:
+    """A page's settings plus the app-wide ones: language, and presenter mode when on."""
+    return {**params, "lang": lang(), **({"present": "true"} if present() else {})}
+
+
+def publish(params: dict[str, str]) -> dict[str, str]:
     """Write the settings into the URL, so that a copied link restores this exact view."""
-    wanted = {**params, "lang": lang()}
+    wanted = full_query(params)
     if st.query_params.to_dict() != wanted:
         st.query_params.from_dict(wanted)
+    return wanted
 
 
 def show_notes(notes: list[Note]) -> None:

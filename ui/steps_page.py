@@ -6,7 +6,15 @@ import numpy as np
 import streamlit as st
 
 from ui import figures, lab, state
-from ui.common import chart, compute_lab, mask_latex, safe_text, scale_latex, token_chips
+from ui.common import (
+    chart,
+    compute_lab,
+    mask_latex,
+    safe_text,
+    scale_latex,
+    share_link,
+    token_chips,
+)
 from ui.params import STEPS, LabParams, StepsParams, parse_lab, parse_steps
 from ui.strings import t
 
@@ -129,4 +137,4 @@ def render() -> None:
         show("step_output", steps.output[:, :dims], **per_dimension)
 
     state.remember(STORE, StepsParams(step=step))
-    state.publish({**params.to_query(), **StepsParams(step=step).to_query()})
+    share_link(state.publish({**params.to_query(), **StepsParams(step=step).to_query()}))

@@ -767,6 +767,102 @@ STRINGS.update(
 )
 
 
+STRINGS.update(
+    {
+        # --- accessibility: alt text of every chart, by key (or key family) ---
+        "alt_scores_heatmap": {
+            "zh": "热力图：原始分数 QKᵀ，行是查询字，列是键字。",
+            "en": "Heatmap of the raw scores QKᵀ: rows are query tokens, columns key tokens.",
+        },
+        "alt_scaled_heatmap": {
+            "zh": "热力图：除以 √d 之后的分数。",
+            "en": "Heatmap of the scores after dividing by √d.",
+        },
+        "alt_masked_heatmap": {
+            "zh": "热力图：掩码后的分数，被屏蔽的格子为灰色（−∞）。",
+            "en": "Heatmap of the masked scores; masked cells are grey (−∞).",
+        },
+        "alt_weights_heatmap": {
+            "zh": "热力图：softmax 注意力权重，每行和为 1；点击一行可选中它。",
+            "en": "Heatmap of the softmax attention weights, each row summing to 1; click a row "
+            "to select it.",
+        },
+        "alt_row_bars": {
+            "zh": "柱状图：选中的行缩放与不缩放的注意力权重并排比较。",
+            "en": "Bar chart of the selected row's weights, scaled and unscaled side by side.",
+        },
+        "alt_row_multiples": {
+            "zh": "小柱状图：每一行的注意力权重。",
+            "en": "Small bar charts of every row's attention weights.",
+        },
+        "alt_output_contributions": {
+            "zh": "热力图：每个字对输出的贡献（权重 × V），最后一行是输出。",
+            "en": "Heatmap of each token's contribution (weight × V) to the output; the last row "
+            "is the output.",
+        },
+        "alt_heads_grid": {
+            "zh": "小热力图：每个头的注意力权重。",
+            "en": "Small heatmaps of every head's attention weights.",
+        },
+        "alt_heads_average": {
+            "zh": "热力图：所有头注意力权重的平均。",
+            "en": "Heatmap of the heads' average attention weights.",
+        },
+        "alt_projection": {
+            "zh": "热力图：输入 X、权重矩阵或投影的前几维。",
+            "en": "Heatmap of the first dimensions of the input X, a weight matrix or a "
+            "projection.",
+        },
+        "alt_softmax_bars": {
+            "zh": "柱状图：左边是 softmax 的输入，右边是输出概率。",
+            "en": "Bar charts: softmax's inputs on the left, output probabilities on the right.",
+        },
+        "alt_gradient_bars": {
+            "zh": "柱状图：交叉熵梯度 p − one-hot。",
+            "en": "Bar chart of the cross-entropy gradient p − one-hot.",
+        },
+        "alt_jacobian_heatmap": {
+            "zh": "热力图：softmax 的 Jacobian 矩阵。",
+            "en": "Heatmap of the softmax Jacobian.",
+        },
+        "alt_variance_chart": {
+            "zh": "对数坐标图：Var(q·k) 随 d 增长，缩放后保持在 1。",
+            "en": "Log–log chart: Var(q·k) grows with d, and stays at 1 after scaling.",
+        },
+        "alt_dot_histogram": {
+            "zh": "直方图：q·k 缩放前后的分布。",
+            "en": "Histograms of q·k before and after scaling.",
+        },
+        "alt_saturation": {
+            "zh": "折线图：softmax 行的统计量随 d 的变化，缩放与不缩放。",
+            "en": "Line chart of a softmax row statistic against d, scaled and unscaled.",
+        },
+        "alt_sharpening_animation": {
+            "zh": "动画柱状图：同一行注意力随 d 增大变尖。",
+            "en": "Animated bar chart of one attention row sharpening as d grows.",
+        },
+        "alt_step": {
+            "zh": "热力图：这一步的矩阵，行是字。",
+            "en": "Heatmap of this step's matrix, one row per token.",
+        },
+        # --- presenter mode and sharing ---
+        "present_label": {"zh": "投影模式（大字体）", "en": "Presenter mode (large)"},
+        "present_help": {
+            "zh": "字体和图都变大，侧边栏收起，适合投影。",
+            "en": "Larger text and figures, sidebar collapsed: for a projector.",
+        },
+        "share_title": {
+            "zh": "🔗 这个视图的链接（点右侧按钮复制）",
+            "en": "🔗 Link to this view (copy with the button on the right)",
+        },
+        "download_zip": {
+            "zh": "下载全部（设置 + 所有矩阵，zip）",
+            "en": "Download everything (settings + every matrix, zip)",
+        },
+    }
+)
+
+
 def t(key: str, lang: str, /, **fields: object) -> str:
     """The string ``key`` in ``lang`` ("zh" or "en"), with ``{fields}`` filled in."""
     text = STRINGS[key][lang if lang in ("zh", "en") else "zh"]

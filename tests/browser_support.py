@@ -1,17 +1,12 @@
 """A real `streamlit run` server and headless Debian Chromium for the browser tests."""
 
 import os
-import shutil
-import signal
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from contextlib import contextmanager
 
 import pytest
 from conftest import ROOT
+
+from bench import serve
 
 CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = ROOT / "artifacts" / "screenshots"
@@ -35,49 +30,11 @@ def require_browser():
         pytest.skip(message)
 
 
-def free_port():
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @contextmanager
 def streamlit_server(app="streamlit_app.py"):
-    """Start `streamlit run` on a free port and yield its base URL once /_stcore/health is ok."""
-    port = free_port()
-    command = [
-        sys.executable,
-        "-m",
-        "streamlit",
-        "run",
-        app,
-        "--server.headless",
-        "true",
-        "--server.port",
-        str(port),
-        "--browser.gatherUsageStats",
-        "false",
-        "--server.fileWatcherType",
-        "none",
-    ]
-    process = subprocess.Popen(
-        command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                if urllib.request.urlopen(base + "/_stcore/health", timeout=1).read() == b"ok":
-                    break
-            except OSError:
-                if process.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(process.stderr.read().decode(errors="replace")) from None
-                time.sleep(0.2)
+    """The app's base URL on a fresh `streamlit run` server."""
+    with serve.streamlit_server(app) as (base, _pid):
         yield base
-    finally:
-        os.killpg(process.pid, signal.SIGTERM)
-        process.wait(timeout=10)
 
 
 def launch(playwright):
@@ -106,7 +63,3 @@ def screenshot(page, name):
     """Save a screenshot as a test artifact (git-ignored)."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
-
-
-def has_chromium():
-    return os.path.exists(CHROMIUM) and shutil.which("chromium") is not None

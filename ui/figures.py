@@ -2,15 +2,18 @@
 
 Axes use integer positions with the tokens as tick text, so repeated characters (我爱我家) keep
 their own rows and columns; every piece of user text is escaped, since Plotly labels are HTML-like.
+The lab's figures are built from plain dicts without Plotly's property validation, which costs
+ten times more than everything else in a rerun; the tests check what the builders produce.
 """
 
 import html
 import math
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
+from plotly.colors import get_colorscale
 
 from ui.strings import t
 
@@ -21,11 +24,56 @@ SELECT_COLOUR = "#f97316"  # orange: distinct from both colour scales, also in g
 TEMPLATE = "none"
 MASK_COLOUR = "#6b7280"  # masked cells are greyed out: not a colour of either scale
 SHOW_CELL_TEXT_UP_TO = 12  # tokens; above this the numbers no longer fit in a cell
+# Resolved once: unvalidated figures pass colour scales to plotly.js as they are.
+BLUES = get_colorscale("Blues")
+DIVERGING = get_colorscale("RdBu_r")  # blue negative, red positive; readable by colour-blind eyes
 CONFIG = {
     "displaylogo": False,
     "modeBarButtonsToRemove": ["select2d", "lasso2d", "autoScale2d"],
     "toImageButtonOptions": {"format": "png", "scale": 2},
 }
+Trace = dict[str, Any]
+
+
+def figure(data: list[Trace], layout: dict[str, Any]) -> go.Figure:
+    """A figure from plain dicts, skipping Plotly's validation (the slow part of a rerun)."""
+    layout = {"font": FONT, "template": {}, **layout}
+    return go.Figure(data=data, layout=layout, _validate=False)
+
+
+def grid(
+    panels: int, cols: int, titles: list[str], hgap: float = 0.03, vgap: float = 0.1
+) -> tuple[dict[str, Any], list[tuple[str, str]]]:
+    """Axes for small multiples in a grid, with a title above each: (layout, axis refs)."""
+    rows = math.ceil(panels / cols)
+    width = (1 - hgap * (cols - 1)) / cols
+    height = (1 - vgap * (rows - 1)) / rows
+    layout: dict[str, Any] = {"annotations": []}
+    refs = []
+    for i in range(panels):
+        row, col = divmod(i, cols)
+        x0 = col * (width + hgap)
+        y1 = 1 - row * (height + vgap)
+        suffix = "" if i == 0 else str(i + 1)
+        x_domain = [max(0.0, x0), min(1.0, x0 + width)]  # rounding may step past 0 or 1
+        y_domain = [max(0.0, y1 - height), min(1.0, y1)]
+        layout[f"xaxis{suffix}"] = {"domain": x_domain, "anchor": f"y{suffix}"}
+        layout[f"yaxis{suffix}"] = {"domain": y_domain, "anchor": f"x{suffix}"}
+        layout["annotations"].append(
+            {
+                "text": titles[i],
+                "x": x0 + width / 2,
+                "y": y1,
+                "xref": "paper",
+                "yref": "paper",
+                "xanchor": "center",
+                "yanchor": "bottom",
+                "showarrow": False,
+                "font": {"size": 14},
+            }
+        )
+        refs.append((f"x{suffix}", f"y{suffix}"))
+    return layout, refs
 
 
 def escape(text: str) -> str:
@@ -109,101 +157,102 @@ def matrix_heatmap(
     cols = tick_labels(col_tokens)
     size = cell_size(max(n, m)) * (3 if large else 2) // 2
     if kind == "weights":
-        colour = {"colorscale": "Blues", "zmin": 0.0, "zmax": 1.0}
+        colour = {"colorscale": BLUES, "zmin": 0.0, "zmax": 1.0}
     else:
         finite = np.abs(z[np.isfinite(z)])
         limit = float(finite.max()) if finite.size else 1.0
-        colour = {"colorscale": "RdBu_r", "zmin": -limit, "zmax": limit}
-    heatmap = go.Heatmap(
-        z=show if kind != "weights" else z,
-        x=np.arange(m),
-        y=np.arange(n),
-        text=texts if max(n, m) <= SHOW_CELL_TEXT_UP_TO else None,
-        texttemplate="%{text}" if max(n, m) <= SHOW_CELL_TEXT_UP_TO else None,
-        textfont={"size": 18 if large else 13},
-        hoverinfo="skip",
-        colorbar={"thickness": 14, "len": 0.9},
-        xgap=1,
-        ygap=1,
+        colour = {"colorscale": DIVERGING, "zmin": -limit, "zmax": limit}
+    show_text = max(n, m) <= SHOW_CELL_TEXT_UP_TO
+    heatmap = {
+        "type": "heatmap",
+        "z": show if kind != "weights" else z,
+        "x": np.arange(m),
+        "y": np.arange(n),
+        "hoverinfo": "skip",
+        "xgap": 1,
+        "ygap": 1,
+        "colorbar": {"thickness": 14, "len": 0.9},
         **colour,
-    )
+        **(
+            {"text": texts, "texttemplate": "%{text}", "textfont": {"size": 18 if large else 13}}
+            if show_text
+            else {}
+        ),
+    }
     masked_word = t("masked_cell", lang)
     hover = [
-        [
-            [rows[i], cols[j], masked_word if masked[i, j] else format_value(float(z[i, j]))]
-            for j in range(m)
-        ]
+        [rows[i], cols[j], masked_word if masked[i, j] else format_value(float(z[i, j]))]
         for i in range(n)
+        for j in range(m)
     ]
     grid_y, grid_x = np.mgrid[0:n, 0:m]
-    picker = go.Scatter(
-        x=grid_x.ravel(),
-        y=grid_y.ravel(),
-        mode="markers",
-        marker={"symbol": "square", "size": size, "opacity": 0.01, "color": "#000"},
-        selected={"marker": {"opacity": 0.01}},
-        unselected={"marker": {"opacity": 0.01}},
-        customdata=[cell for row in hover for cell in row],
-        hovertemplate=(
-            f"{t('hover_query', lang)}: %{{customdata[0]}}<br>"
-            f"{t('hover_key', lang)}: %{{customdata[1]}}<br>"
-            f"{t('hover_value', lang)}: %{{customdata[2]}}<extra></extra>"
-        ),
-        showlegend=False,
-    )
-    fig = go.Figure([heatmap, picker])
-    for i, start, stop in masked_runs(masked):
-        fig.add_shape(
-            type="rect",
-            x0=start - 0.5,
-            x1=stop - 0.5,
-            y0=i - 0.5,
-            y1=i + 0.5,
-            fillcolor=MASK_COLOUR,
-            opacity=0.55,
-            line={"width": 0},
-            layer="above",
-        )
+    picker = {
+        "type": "scatter",
+        "x": grid_x.ravel(),
+        "y": grid_y.ravel(),
+        "mode": "markers",
+        "marker": {"symbol": "square", "size": size, "opacity": 0.01, "color": "#000"},
+        "selected": {"marker": {"opacity": 0.01}},
+        "unselected": {"marker": {"opacity": 0.01}},
+        "customdata": hover,
+        "showlegend": False,
+        "hovertemplate": f"{t('hover_query', lang)}: %{{customdata[0]}}<br>"
+        f"{t('hover_key', lang)}: %{{customdata[1]}}<br>"
+        f"{t('hover_value', lang)}: %{{customdata[2]}}<extra></extra>",
+    }
+    shapes = [
+        {
+            "type": "rect",
+            "x0": start - 0.5,
+            "x1": stop - 0.5,
+            "y0": i - 0.5,
+            "y1": i + 0.5,
+            "fillcolor": MASK_COLOUR,
+            "opacity": 0.55,
+            "line": {"width": 0},
+            "layer": "above",
+        }
+        for i, start, stop in masked_runs(masked)
+    ]
     if selected_row is not None and 0 <= selected_row < n:
-        fig.add_shape(
-            type="rect",
-            x0=-0.5,
-            x1=m - 0.5,
-            y0=selected_row - 0.5,
-            y1=selected_row + 0.5,
-            line={"color": SELECT_COLOUR, "width": 3},
+        shapes.append(
+            {
+                "type": "rect",
+                "x0": -0.5,
+                "x1": m - 0.5,
+                "y0": selected_row - 0.5,
+                "y1": selected_row + 0.5,
+                "line": {"color": SELECT_COLOUR, "width": 3},
+            }
         )
-    fig.update_layout(
-        font=FONT,
-        template=TEMPLATE,
-        height=size * n + 110,
-        margin={"l": 10, "r": 10, "t": 10, "b": 10},
-        plot_bgcolor="rgba(128, 128, 128, 0.22)",  # the gaps, on a light or a dark theme
-        clickmode="event+select",
-        dragmode=False,
-        xaxis={
-            "title": t(col_axis, lang),
-            "tickvals": list(range(m)),
-            "ticktext": cols,
-            "side": "top",
-            "showgrid": False,
-            "zeroline": False,
-            "tickangle": 0,
-            "range": [-0.5, m - 0.5],
-        },
-        yaxis={
-            "title": t(row_axis, lang),
-            "tickvals": list(range(n)),
-            "ticktext": rows,
-            "range": [n - 0.5, -0.5],
-            "showgrid": False,
-            "zeroline": False,  # row 0 on top
+    ticks = {"showgrid": False, "zeroline": False, **({"tickfont": {"size": 20}} if large else {})}
+    return figure(
+        [heatmap, picker],
+        {
+            "height": size * n + 110,
+            "margin": {"l": 10, "r": 10, "t": 10, "b": 10},
+            "plot_bgcolor": "rgba(128, 128, 128, 0.22)",  # the gaps, on a light or dark theme
+            "clickmode": "event+select",
+            "dragmode": False,
+            "shapes": shapes,
+            "xaxis": {
+                "title": {"text": t(col_axis, lang)},
+                "tickvals": list(range(m)),
+                "ticktext": cols,
+                "side": "top",
+                "tickangle": 0,
+                "range": [-0.5, m - 0.5],
+                **ticks,
+            },
+            "yaxis": {
+                "title": {"text": t(row_axis, lang)},
+                "tickvals": list(range(n)),
+                "ticktext": rows,
+                "range": [n - 0.5, -0.5],
+                **ticks,
+            },  # row 0 on top
         },
     )
-    if large:
-        fig.update_xaxes(tickfont_size=20)
-        fig.update_yaxes(tickfont_size=20)
-    return fig
 
 
 def row_bars(
@@ -220,34 +269,39 @@ def row_bars(
     chosen, other = (
         ("trace_scaled", "trace_unscaled") if scaled else ("trace_unscaled", "trace_scaled")
     )
-    fig = go.Figure()
-    for values, name, colour in [
-        (weights_row, chosen, "#2563eb" if scaled else "#dc2626"),
-        (contrast_row, other, "#dc2626" if scaled else "#2563eb"),
-    ]:
-        fig.add_trace(
-            go.Bar(
-                x=positions,
-                y=values,
-                name=t(name, lang),
-                marker_color=colour,
-                text=[f"{value:.2f}" for value in values],
-                textposition="outside",
-                customdata=labels,
-                hovertemplate="%{customdata}: %{y:.4f}<extra>" + t(name, lang) + "</extra>",
-            )
-        )
-    fig.update_layout(
-        font=FONT,
-        template=TEMPLATE,
-        barmode="group",
-        height=380,
-        margin={"l": 10, "r": 10, "t": 40, "b": 10},
-        legend={"orientation": "h", "y": 1.12, "x": 0},
-        xaxis={"title": t("axis_key", lang), "tickvals": positions.tolist(), "ticktext": labels},
-        yaxis={"title": t("axis_weight", lang), "range": [0, 1.12]},
+    colours = ("#2563eb", "#dc2626") if scaled else ("#dc2626", "#2563eb")
+    bars = [
+        {
+            "type": "bar",
+            "x": positions,
+            "y": values,
+            "name": t(name, lang),
+            "marker": {"color": colour},
+            "text": [f"{value:.2f}" for value in values],
+            "textposition": "outside",
+            "customdata": labels,
+            "hovertemplate": "%{customdata}: %{y:.4f}<extra>" + t(name, lang) + "</extra>",
+        }
+        for values, name, colour in [
+            (weights_row, chosen, colours[0]),
+            (contrast_row, other, colours[1]),
+        ]
+    ]
+    return figure(
+        bars,
+        {
+            "barmode": "group",
+            "height": 380,
+            "margin": {"l": 10, "r": 10, "t": 40, "b": 10},
+            "legend": {"orientation": "h", "y": 1.12, "x": 0},
+            "xaxis": {
+                "title": {"text": t("axis_key", lang)},
+                "tickvals": positions.tolist(),
+                "ticktext": labels,
+            },
+            "yaxis": {"title": {"text": t("axis_weight", lang)}, "range": [0, 1.12]},
+        },
     )
-    return fig
 
 
 def row_multiples(
@@ -258,41 +312,33 @@ def row_multiples(
     cols = max(1, math.ceil(math.sqrt(n)))
     rows = math.ceil(n / cols)
     labels = tick_labels(tokens)
-    fig = make_subplots(
-        rows=rows,
-        cols=cols,
-        subplot_titles=[f"{i} · {label}" for i, label in enumerate(labels)],
-        shared_yaxes=True,
-        vertical_spacing=min(0.12, 0.5 / rows),
-        horizontal_spacing=0.02,
+    layout, refs = grid(
+        n, cols, [f"{i} · {label}" for i, label in enumerate(labels)], vgap=min(0.12, 0.5 / rows)
     )
     positions = np.arange(n)
-    for i in range(n):
-        fig.add_trace(
-            go.Bar(
-                x=positions,
-                y=weights[i],
-                marker_color="#2563eb",
-                customdata=labels,
-                hovertemplate="%{customdata}: %{y:.4f}<extra>" + labels[i] + "</extra>",
-                showlegend=False,
-            ),
-            row=i // cols + 1,
-            col=i % cols + 1,
+    bars = [
+        {
+            "type": "bar",
+            "x": positions,
+            "y": weights[i],
+            "xaxis": x,
+            "yaxis": y,
+            "marker": {"color": "#2563eb"},
+            "customdata": labels,
+            "showlegend": False,
+            "hovertemplate": "%{customdata}: %{y:.4f}<extra>" + labels[i] + "</extra>",
+        }
+        for i, (x, y) in enumerate(refs)
+    ]
+    for i, (x, y) in enumerate(refs):
+        layout[f"xaxis{x[1:]}"].update(
+            tickvals=positions.tolist(), ticktext=labels, showticklabels=n <= 12
         )
-    fig.update_xaxes(tickvals=positions.tolist(), ticktext=labels, showticklabels=n <= 12)
-    fig.update_yaxes(range=[0, 1], showticklabels=False)
-    fig.update_layout(
-        font=FONT,
-        template=TEMPLATE,
-        height=150 * rows + 40,
-        margin={"l": 10, "r": 10, "t": 30, "b": 10},
-        yaxis={"showticklabels": True},
-        title=None,
+        layout[f"yaxis{y[1:]}"].update(range=[0, 1], showticklabels=i % cols == 0)
+    del lang  # the panel titles are the tokens themselves
+    return figure(
+        bars, {**layout, "height": 150 * rows + 40, "margin": {"l": 10, "r": 10, "t": 30, "b": 10}}
     )
-    fig.update_annotations(font_size=14)
-    del lang  # the subplot titles are the tokens themselves
-    return fig
 
 
 def contributions_heatmap(
@@ -312,44 +358,57 @@ def contributions_heatmap(
     labels.append(t("output_sum_label", lang))
     limit = float(np.abs(z).max()) or 1.0
     rows = len(labels)
-    size = cell_size(rows)
-    texts = [[format_cell(float(value), "scores") for value in row] for row in z]
-    fig = go.Figure(
-        go.Heatmap(
-            z=z,
-            x=np.arange(dims),
-            y=np.arange(rows),
-            colorscale="RdBu_r",
-            zmin=-limit,
-            zmax=limit,
-            text=texts if rows <= SHOW_CELL_TEXT_UP_TO + 1 else None,
-            texttemplate="%{text}" if rows <= SHOW_CELL_TEXT_UP_TO + 1 else None,
-            customdata=[[label] * dims for label in labels],
-            hovertemplate="%{customdata}, "
-            + t("axis_dimension", lang)
-            + " %{x}: %{z:.4f}<extra></extra>",
-            xgap=1,
-            ygap=1,
-            colorbar={"thickness": 14},
-        )
+    show_text = rows <= SHOW_CELL_TEXT_UP_TO + 1
+    heatmap = {
+        "type": "heatmap",
+        "z": z,
+        "x": np.arange(dims),
+        "y": np.arange(rows),
+        "colorscale": DIVERGING,
+        "zmin": -limit,
+        "zmax": limit,
+        "xgap": 1,
+        "ygap": 1,
+        "colorbar": {"thickness": 14},
+        "customdata": [[label] * dims for label in labels],
+        "hovertemplate": "%{customdata}, "
+        + t("axis_dimension", lang)
+        + " %{x}: %{z:.4f}<extra></extra>",
+        **(
+            {
+                "text": [[format_cell(float(v), "scores") for v in row] for row in z],
+                "texttemplate": "%{text}",
+            }
+            if show_text
+            else {}
+        ),
+    }
+    outline = {
+        "type": "rect",
+        "x0": -0.5,
+        "x1": dims - 0.5,
+        "y0": rows - 1.5,
+        "y1": rows - 0.5,
+        "line": {"color": SELECT_COLOUR, "width": 3},
+    }
+    return figure(
+        [heatmap],
+        {
+            "height": cell_size(rows) * rows + 90,
+            "shapes": [outline],
+            "margin": {"l": 10, "r": 10, "t": 10, "b": 10},
+            "xaxis": {
+                "title": {"text": t("axis_dimension", lang)},
+                "tickvals": list(range(dims)),
+                "side": "top",
+            },
+            "yaxis": {
+                "tickvals": list(range(rows)),
+                "ticktext": labels,
+                "range": [rows - 0.5, -0.5],
+            },
+        },
     )
-    fig.add_shape(
-        type="rect",
-        x0=-0.5,
-        x1=dims - 0.5,
-        y0=rows - 1.5,
-        y1=rows - 0.5,
-        line={"color": SELECT_COLOUR, "width": 3},
-    )
-    fig.update_layout(
-        font=FONT,
-        template=TEMPLATE,
-        height=size * rows + 90,
-        margin={"l": 10, "r": 10, "t": 10, "b": 10},
-        xaxis={"title": t("axis_dimension", lang), "tickvals": list(range(dims)), "side": "top"},
-        yaxis={"tickvals": list(range(rows)), "ticktext": labels, "autorange": "reversed"},
-    )
-    return fig
 
 
 def heads_grid(
@@ -362,43 +421,46 @@ def heads_grid(
     labels = tick_labels(tokens)
     positions = list(range(len(tokens)))
     titles = [("▶ " if h == selected else "") + t("head_title", lang, head=h) for h in range(heads)]
-    fig = make_subplots(
-        rows=rows,
-        cols=cols,
-        subplot_titles=titles,
-        horizontal_spacing=0.02,
-        vertical_spacing=min(0.08, 0.4 / rows),
-    )
-    for h, matrix in enumerate(weights):
-        fig.add_trace(
-            go.Heatmap(
-                z=matrix.astype(np.float32),  # display only: half the bytes
-                x=positions,
-                y=positions,
-                coloraxis="coloraxis",
-                xgap=1,
-                ygap=1,
-                customdata=[[[labels[i], labels[j]] for j in positions] for i in positions],
-                hovertemplate=f"{t('head_title', lang, head=h)}<br>"
-                f"{t('hover_query', lang)}: %{{customdata[0]}}<br>"
-                f"{t('hover_key', lang)}: %{{customdata[1]}}<br>"
-                f"{t('hover_value', lang)}: %{{z:.3f}}<extra></extra>",
-            ),
-            row=h // cols + 1,
-            col=h % cols + 1,
+    layout, refs = grid(heads, cols, titles, hgap=0.02, vgap=min(0.08, 0.4 / rows))
+    hover = [[[labels[i], labels[j]] for j in positions] for i in positions]
+    traces = [
+        {
+            "type": "heatmap",
+            "z": matrix.astype(np.float32),  # display only: half the bytes
+            "x": positions,
+            "y": positions,
+            "xaxis": x,
+            "yaxis": y,
+            "coloraxis": "coloraxis",
+            "xgap": 1,
+            "ygap": 1,
+            "customdata": hover,
+            "hovertemplate": f"{t('head_title', lang, head=h)}<br>"
+            f"{t('hover_query', lang)}: %{{customdata[0]}}<br>"
+            f"{t('hover_key', lang)}: %{{customdata[1]}}<br>"
+            f"{t('hover_value', lang)}: %{{z:.3f}}<extra></extra>",
+        }
+        for h, (matrix, (x, y)) in enumerate(zip(weights, refs, strict=True))
+    ]
+    for h, (x, y) in enumerate(refs):
+        layout[f"xaxis{x[1:]}"].update(showticklabels=False)
+        layout[f"yaxis{y[1:]}"].update(
+            tickvals=positions,
+            ticktext=labels,
+            autorange="reversed",
+            showticklabels=h % cols == 0 and len(tokens) <= 16,  # labels down the first column
         )
-    fig.update_xaxes(showticklabels=False)
-    fig.update_yaxes(
-        tickvals=positions, ticktext=labels, showticklabels=False, autorange="reversed"
+    return figure(
+        traces,
+        {
+            **layout,
+            "height": rows * (260 if cols <= 4 else 150) + 40,
+            "margin": {"l": 10, "r": 10, "t": 40, "b": 10},
+            "coloraxis": {
+                "colorscale": BLUES,
+                "cmin": 0.0,
+                "cmax": 1.0,
+                "colorbar": {"thickness": 14},
+            },
+        },
     )
-    for r in range(1, rows + 1):  # token labels down the first column only
-        fig.update_yaxes(showticklabels=len(tokens) <= 16, row=r, col=1)
-    fig.update_layout(
-        font=FONT,
-        template=TEMPLATE,
-        height=rows * (260 if cols <= 4 else 150) + 40,
-        margin={"l": 10, "r": 10, "t": 40, "b": 10},
-        coloraxis={"colorscale": "Blues", "cmin": 0.0, "cmax": 1.0, "colorbar": {"thickness": 14}},
-    )
-    fig.update_annotations(font_size=14)
-    return fig

@@ -1,0 +1,1 @@
+"""Benchmarks and the classroom load test (run by hand; see README)."""

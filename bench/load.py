@@ -1,0 +1,184 @@
+"""A classroom under load: 30 sessions open the shared link at once, then each changes the
+sentence and d ten times, over Streamlit's own websocket protocol. Run by hand:
+
+    python -m bench.load [--sessions 30] [--changes 10]
+
+Prints failures, p50/p95 latency and runs per second for the lab and for the yardstick page,
+and the server's memory before, after a first wave and after a second wave of sessions.
+"""
+
+import argparse
+import statistics
+import threading
+import time
+from dataclasses import dataclass, field
+
+import psutil
+import websocket
+from streamlit.proto.BackMsg_pb2 import BackMsg
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+from bench.serve import streamlit_server
+
+SENTENCES = [
+    "我喜欢人工智能",
+    "我爱我家",
+    "Attention is all you need",
+    "注意力机制很有趣",
+    "你好世界",
+]
+DS = [64, 96, 768, 1536, 6144]
+LINK = "text=%E6%88%91%E5%96%9C%E6%AC%A2%E4%BA%BA%E5%B7%A5%E6%99%BA%E8%83%BD&d=64&lang=zh"
+
+
+@dataclass
+class Session:
+    """One student's browser tab, reduced to its websocket."""
+
+    base: str
+    latencies: list[float] = field(default_factory=list)
+    received: list[int] = field(default_factory=list)  # bytes the server sent, per run
+    failures: list[str] = field(default_factory=list)
+    widget_ids: dict[str, str] = field(default_factory=dict)
+    page_hash: str = ""
+
+    def connect(self) -> websocket.WebSocket:
+        url = self.base.replace("http", "ws") + "/_stcore/stream"
+        return websocket.create_connection(url, subprotocols=["streamlit"], timeout=60)
+
+    def run(self, ws: websocket.WebSocket, query: str, widgets: dict[str, object]) -> None:
+        """Send one rerun and read until the script has finished; record time and bytes."""
+        message = BackMsg()
+        message.rerun_script.query_string = query
+        message.rerun_script.page_script_hash = self.page_hash
+        for key, value in widgets.items():
+            state = message.rerun_script.widget_states.widgets.add()
+            state.id = self.widget_ids[key]
+            if isinstance(value, str):
+                state.string_value = value
+            else:
+                state.double_value = float(value)
+        start = time.perf_counter()
+        ws.send_binary(message.SerializeToString())
+        size = 0
+        while True:
+            frame = ws.recv()
+            size += len(frame)
+            reply = ForwardMsg()
+            reply.ParseFromString(frame)
+            kind = reply.WhichOneof("type")
+            if kind == "new_session":
+                self.page_hash = reply.new_session.page_script_hash
+            elif kind == "delta" and reply.delta.WhichOneof("type") == "new_element":
+                element = reply.delta.new_element
+                widget = getattr(element, element.WhichOneof("type") or "", None)
+                widget_id = getattr(widget, "id", "")
+                if widget_id and "-" in widget_id:
+                    self.widget_ids.setdefault(widget_id.rsplit("-", 1)[-1], widget_id)
+                if element.WhichOneof("type") == "exception":
+                    self.failures.append(element.exception.message)
+            elif kind == "script_finished":
+                break
+        self.latencies.append(time.perf_counter() - start)
+        self.received.append(size)
+
+    def lesson(self, changes: int, start: threading.Barrier) -> None:
+        """Open the shared link together with the class, then change the sentence and d."""
+        try:
+            ws = self.connect()
+            start.wait()
+            self.run(ws, LINK, {})
+            for i in range(changes):
+                if i % 2 == 0 or "d" not in self.widget_ids:
+                    self.run(ws, LINK, {"text": SENTENCES[i % len(SENTENCES)]})
+                else:
+                    self.run(ws, LINK, {"d": DS[i % len(DS)]})
+            ws.close()
+        except Exception as error:  # a failure is counted, never hidden
+            self.failures.append(repr(error))
+
+
+def wave(base: str, sessions: int, changes: int) -> tuple[list[Session], float]:
+    """All sessions at once; returns them and the wall time."""
+    start = threading.Barrier(sessions)
+    students = [Session(base) for _ in range(sessions)]
+    threads = [threading.Thread(target=s.lesson, args=(changes, start)) for s in students]
+    began = time.perf_counter()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=600)
+    return students, time.perf_counter() - began
+
+
+def rss_mb(pid: int) -> float:
+    """Resident memory of the server process and its children, in MB."""
+    process = psutil.Process(pid)
+    return sum(p.memory_info().rss for p in [process, *process.children(recursive=True)]) / 1e6
+
+
+def measure(app: str, sessions: int, changes: int) -> dict[str, float]:
+    """Two waves against a fresh server; memory before, after each wave (sessions closed)."""
+    with streamlit_server(app) as (base, pid):
+        warm, _ = wave(base, 1, 1)  # imports and caches, as after the first visitor
+        before = rss_mb(pid)
+        first, seconds = wave(base, sessions, changes)
+        time.sleep(2)
+        after_first = rss_mb(pid)
+        second, _ = wave(base, sessions, changes)
+        time.sleep(2)
+        after_second = rss_mb(pid)
+    latencies = sorted(x for s in first for x in s.latencies[1:])
+    opening = sorted(s.latencies[0] for s in first if s.latencies)
+    runs = sum(len(s.latencies) for s in first)
+    return {
+        "failures": sum(len(s.failures) for s in [*warm, *first, *second]),
+        "open_p50": statistics.median(opening) if opening else float("nan"),
+        "p50": statistics.median(latencies) if latencies else float("nan"),
+        "p95": latencies[int(0.95 * (len(latencies) - 1))] if latencies else float("nan"),
+        "runs_per_s": runs / seconds,
+        "kb_per_run": statistics.median(x for s in first for x in s.received[1:]) / 1e3,
+        "rss_before": before,
+        "rss_wave1": after_first,
+        "rss_wave2": after_second,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sessions", type=int, default=30)
+    parser.add_argument("--changes", type=int, default=10)
+    args = parser.parse_args()
+    rows = {
+        "lab": measure("streamlit_app.py", args.sessions, args.changes),
+        "yardstick": measure("bench/yardstick.py", args.sessions, args.changes),
+    }
+    print(f"{args.sessions} sessions × {args.changes} changes each, two waves")
+    header = [
+        "page",
+        "failures",
+        "open p50 s",
+        "p50 s",
+        "p95 s",
+        "runs/s",
+        "kB/run",
+        "RSS before MB",
+        "after wave 1",
+        "after wave 2",
+    ]
+    print(" | ".join(header))
+    for name, row in rows.items():
+        print(
+            f"{name} | {row['failures']:.0f} | {row['open_p50']:.2f} | {row['p50']:.2f} | "
+            f"{row['p95']:.2f} | {row['runs_per_s']:.1f} | {row['kb_per_run']:.1f} | "
+            f"{row['rss_before']:.0f} | {row['rss_wave1']:.0f} | {row['rss_wave2']:.0f}"
+        )
+    lab, yard = rows["lab"], rows["yardstick"]
+    p50 = lab["p50"] / yard["p50"]
+    speed = lab["runs_per_s"] / yard["runs_per_s"]
+    print(f"lab/yardstick: p50 ×{p50:.2f}, runs/s ×{speed:.2f}")
+    print(f"memory growth from wave 1 to wave 2: {lab['rss_wave2'] - lab['rss_wave1']:+.1f} MB")
+
+
+if __name__ == "__main__":
+    main()

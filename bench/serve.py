@@ -1,0 +1,70 @@
+"""Start `streamlit run` on a free port and wait until it is healthy (tests and benchmarks)."""
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def free_port() -> int:
+    """A TCP port nobody listens on now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def wait_healthy(base: str, process: subprocess.Popen[bytes], seconds: float = 60) -> None:
+    """Poll /_stcore/health until it answers ok; raise with the server's output if it dies."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            if urllib.request.urlopen(base + "/_stcore/health", timeout=1).read() == b"ok":
+                return
+        except OSError:
+            if process.poll() is not None or time.monotonic() > deadline:
+                output = process.stderr.read().decode(errors="replace") if process.stderr else ""
+                raise RuntimeError(f"streamlit did not become healthy:\n{output}") from None
+            time.sleep(0.2)
+
+
+@contextmanager
+def streamlit_server(app: str = "streamlit_app.py") -> Iterator[tuple[str, int]]:
+    """Yield (base URL, server pid) of a headless server running ``app``; stop it afterwards."""
+    port = free_port()
+    command = [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        app,
+        "--server.headless",
+        "true",
+        "--server.port",
+        str(port),
+        "--browser.gatherUsageStats",
+        "false",
+        "--server.fileWatcherType",
+        "none",
+    ]
+    process = subprocess.Popen(
+        command,
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        wait_healthy(base, process)
+        yield base, process.pid
+    finally:
+        os.killpg(process.pid, signal.SIGTERM)
+        process.wait(timeout=10)

@@ -4,7 +4,8 @@ sentence and d ten times, over Streamlit's own websocket protocol. Run by hand:
     python -m bench.load [--sessions 30] [--changes 10]
 
 Prints failures, p50/p95 latency and runs per second for the lab and for the yardstick page,
-and the server's memory before, after a first wave and after a second wave of sessions.
+and the server's memory before, after a first wave and after a second wave of sessions (each
+read once the wave's sessions have closed and outlived a disconnected-session TTL of 10 s).
 """
 
 import argparse
@@ -117,16 +118,22 @@ def rss_mb(pid: int) -> float:
     return sum(p.memory_info().rss for p in [process, *process.children(recursive=True)]) / 1e6
 
 
+SESSION_TTL = 10  # s; Streamlit's default keeps a closed tab's session 120 s for reconnection
+
+
 def measure(app: str, sessions: int, changes: int) -> dict[str, float]:
-    """Two waves against a fresh server; memory before, after each wave (sessions closed)."""
-    with streamlit_server(app) as (base, pid):
+    """Two waves against a fresh server; memory before, and after each wave once its sessions
+    have closed and outlived the server's disconnected-session TTL."""
+    ttl = ("--server.disconnectedSessionTTL", str(SESSION_TTL))
+    with streamlit_server(app, *ttl) as (base, pid):
         warm, _ = wave(base, 1, 1)  # imports and caches, as after the first visitor
+        time.sleep(SESSION_TTL + 5)
         before = rss_mb(pid)
         first, seconds = wave(base, sessions, changes)
-        time.sleep(2)
+        time.sleep(SESSION_TTL + 5)
         after_first = rss_mb(pid)
         second, _ = wave(base, sessions, changes)
-        time.sleep(2)
+        time.sleep(SESSION_TTL + 5)
         after_second = rss_mb(pid)
     latencies = sorted(x for s in first for x in s.latencies[1:])
     opening = sorted(s.latencies[0] for s in first if s.latencies)

@@ -36,8 +36,11 @@ def wait_healthy(base: str, process: subprocess.Popen[bytes], seconds: float = 6
 
 
 @contextmanager
-def streamlit_server(app: str = "streamlit_app.py") -> Iterator[tuple[str, int]]:
-    """Yield (base URL, server pid) of a headless server running ``app``; stop it afterwards."""
+def streamlit_server(app: str = "streamlit_app.py", *options: str) -> Iterator[tuple[str, int]]:
+    """Yield (base URL, server pid) of a headless server running ``app``; stop it afterwards.
+
+    ``options`` are further command-line settings, e.g. "--server.disconnectedSessionTTL", "10".
+    """
     port = free_port()
     command = [
         sys.executable,

@@ -63,4 +63,5 @@ def _fresh_cache():
     import streamlit as st
 
     st.cache_data.clear()
+    st.cache_resource.clear()
     yield

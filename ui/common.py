@@ -21,9 +21,14 @@ padding:3px 10px;font-size:1.35rem;line-height:1.6}
 </style>"""
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
+@st.cache_resource(max_entries=16, show_spinner=False)
 def compute_lab(**settings: object) -> LabResult:
-    """The lab's one core call per rerun, cached (bounded, for a shared server)."""
+    """The lab's one core call per rerun, cached and bounded for a shared server.
+
+    cache_resource, not cache_data: the result is immutable (a frozen dataclass of read-only
+    arrays), so every session can share one object instead of unpickling a private copy on
+    every rerun; thirty students on one link then hold one result, not thirty.
+    """
     return run_lab(**settings)  # type: ignore[arg-type]
 
 

@@ -21,6 +21,16 @@ _Array = TypeVar("_Array", bound=npt.NDArray[np.generic])
 MASK_KINDS = ("none", "causal", "padding")
 
 
+def _read_only(x: npt.ArrayLike) -> FloatArray:
+    """A read-only float64 matrix of ``x``: a view when x already is one, so no copy is made."""
+    array = np.asarray(x, dtype=np.float64)
+    if array.ndim < 2:
+        array = array.reshape(1, -1) if array.ndim == 1 else array.reshape(1, 1)
+    view = array.view()
+    view.setflags(write=False)
+    return view
+
+
 def _frozen(array: _Array) -> _Array:
     """Make an array read-only, so that a frozen result really cannot change."""
     array.setflags(write=False)
@@ -39,17 +49,20 @@ def softmax(x: npt.ArrayLike, axis: int = -1) -> FloatArray:
         array([0.659, 0.242, 0.099])
     """
     x = np.asarray(x, dtype=np.float64)
-    if np.isnan(x).any():
+    x_max = np.max(x, axis=axis, keepdims=True, initial=-np.inf)  # NaN propagates into the max
+    if np.isnan(x_max).any():
         raise ValueError("softmax got NaN: every score must be a number or ±infinity.")
-    is_top = np.isposinf(x)
-    if is_top.any():
+    if np.isposinf(x_max).any():
         # exp(inf - inf) is NaN; the limit puts all weight evenly on the +inf entries.
-        row_has_top = is_top.any(axis=axis, keepdims=True)
-        x = np.where(row_has_top, np.where(is_top, 0.0, -np.inf), x)
-    x_max = np.max(x, axis=axis, keepdims=True)
+        is_top = np.isposinf(x)
+        x = np.where(np.isposinf(x_max), np.where(is_top, 0.0, -np.inf), x)
+        x_max = np.max(x, axis=axis, keepdims=True, initial=-np.inf)
     x_max = np.where(np.isfinite(x_max), x_max, 0.0)  # a row of only -inf stays -inf - 0
-    e = np.exp(x - x_max)
+    e: FloatArray = np.exp(x - x_max)
     total = e.sum(axis=axis, keepdims=True)
+    if (total > 0).all():
+        e /= total
+        return e
     weights: FloatArray = np.divide(e, total, out=np.zeros_like(e), where=total > 0)
     return weights
 
@@ -68,7 +81,7 @@ def padding_mask(tokens: Sequence[str], pad: str = PAD) -> BoolArray:
 def resolve_mask(mask: Mask, n: int, m: int) -> BoolArray:
     """Turn a mask argument into a boolean (n, m) array, True = may attend."""
     if mask is None or (isinstance(mask, str) and mask == "none"):
-        return np.ones((n, m), dtype=np.bool_)
+        return np.broadcast_to(np.True_, (n, m))  # read-only and free, whatever n and m
     if isinstance(mask, str):
         if mask == "causal":
             return causal_mask(n, m)
@@ -139,9 +152,9 @@ def attention(
         >>> steps.weights[0].tolist()
         [1.0, 0.0]
     """
-    q = np.array(q, dtype=np.float64, ndmin=2)
-    k = np.array(k, dtype=np.float64, ndmin=2)
-    v = np.array(v, dtype=np.float64, ndmin=2)
+    q = _read_only(q)
+    k = _read_only(k)
+    v = _read_only(v)
     if q.ndim != 2 or k.ndim != 2 or v.ndim != 2:
         raise ValueError("q, k and v must be matrices: one row per token.")
     if q.shape[1] != k.shape[1]:
@@ -157,14 +170,14 @@ def attention(
     scores = q @ k.T  # (n, d_k) x (d_k, m) -> (n, m)
     divisor = (math.sqrt(d_k) if scale else 1.0) * temperature
     scaled = scores / divisor
-    masked = np.where(allowed, scaled, -np.inf)
+    masked = scaled if allowed.all() else np.where(allowed, scaled, -np.inf)
     weights = softmax(masked, axis=-1)
     output = weights @ v  # (n, m) x (m, d_v) -> (n, d_v)
 
     return AttentionSteps(
-        q=_frozen(q),
-        k=_frozen(k),
-        v=_frozen(v),
+        q=q,
+        k=k,
+        v=v,
         d_k=d_k,
         scale=scale,
         temperature=float(temperature),

@@ -1,0 +1,79 @@
+"""The Dockerfile's own commands, run in a fresh virtual environment (there is no Docker daemon
+on the development machines; CI builds the image itself where one is available)."""
+
+import os
+import re
+import shlex
+import signal
+import subprocess
+import sys
+import venv
+
+from conftest import ROOT
+
+from bench.serve import free_port, wait_healthy
+
+DOCKERFILE = (ROOT / "Dockerfile").read_text(encoding="utf-8")
+
+
+def instructions(name):
+    """The arguments of every instruction ``name``, continuation lines joined."""
+    joined = re.sub(r"\\\n\s*", " ", DOCKERFILE)
+    return [line.split(None, 1)[1] for line in joined.splitlines() if line.startswith(name + " ")]
+
+
+def test_dockerfile_follows_the_deployment_rules():
+    """Official slim Python, a non-root user, a health check on /_stcore/health, $PORT."""
+    (base,) = instructions("FROM")
+    assert re.fullmatch(r"python:3\.1[1-3]-slim", base)
+    (user,) = instructions("USER")
+    assert user not in ("root", "0")
+    (health,) = instructions("HEALTHCHECK")
+    assert "/_stcore/health" in health
+    (command,) = instructions("CMD")
+    assert "streamlit run streamlit_app.py" in command and "--server.port=$PORT" in command
+    copied = " ".join(instructions("COPY"))
+    for needed in ["requirements.txt", "streamlit_app.py", ".streamlit", "viz_core", "ui"]:
+        assert needed in copied
+
+
+def test_dockerfile_commands_install_start_and_pass_the_health_check(tmp_path):
+    """pip install from the RUN line, the CMD on a free $PORT, then the HEALTHCHECK command."""
+    environment = tmp_path / "venv"
+    venv.EnvBuilder(with_pip=True).create(environment)
+    bin_dir = environment / "bin"
+    env = {
+        **os.environ,
+        "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
+        "VIRTUAL_ENV": str(environment),
+        "PORT": str(free_port()),
+    }
+    env.pop("PYTHONPATH", None)
+    (install,) = [run for run in instructions("RUN") if run.startswith("pip install")]
+    subprocess.run(
+        shlex.split(install), cwd=ROOT, env=env, check=True, timeout=900, stdout=subprocess.DEVNULL
+    )
+    (command,) = instructions("CMD")
+    server = subprocess.Popen(
+        ["sh", "-c", command],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    try:
+        wait_healthy(f"http://127.0.0.1:{env['PORT']}", server, seconds=90)
+        (health,) = instructions("HEALTHCHECK")
+        check = health.split(" CMD ", 1)[1]
+        subprocess.run(["sh", "-c", check], env=env, check=True, timeout=30)
+        assert (
+            str(bin_dir)
+            in subprocess.run(
+                ["sh", "-c", "command -v streamlit"], env=env, capture_output=True, text=True
+            ).stdout
+        )
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(timeout=10)
+    assert sys.executable not in str(bin_dir)

@@ -1,0 +1,83 @@
+"""URL fuzzing of every page: whatever a link carries, no exception and no rendered user text."""
+
+import pytest
+from conftest import open_app
+
+PAGE_KEYS = {
+    "lab": [
+        "text",
+        "special",
+        "d",
+        "scale",
+        "mask",
+        "seed",
+        "row",
+        "heads",
+        "head",
+        "source",
+        "position",
+        "temperature",
+        "lang",
+        "present",
+    ],
+    "softmax": ["values", "divisor", "target", "lang", "present"],
+    "scaling": ["d", "distribution", "lang"],
+    "steps": ["step", "text", "d", "mask", "heads", "lang"],
+    "quiz": ["quiz_seed", "lang"],
+}
+HOSTILE = {
+    "garbage": "x7#q%",
+    "negative": "-5",
+    "zero": "0",
+    "huge": "9" * 400,
+    "1e400": "1e400",
+    "nan": "nan",
+    "inf": "inf",
+    "empty": "",
+    "long": "字" * 10_000,
+    "markdown": "![x](http://e.com/x.png) **b** :red[x] $x$ [link](javascript:alert(1))",
+    "html": "<script>alert(1)</script><img src=x onerror=alert(1)><b>bold</b>",
+    "control": "a\x00b\x07\u202eRTL\u200f\u2066c\ufeff",
+}
+RENDERED = ["![x]", "**b**", ":red[", "$x$", "<script", "<img", "<b>", "javascript:"]
+
+
+def markdown_texts(at):
+    kinds = [
+        "markdown",
+        "caption",
+        "info",
+        "warning",
+        "error",
+        "success",
+        "title",
+        "header",
+        "subheader",
+        "latex",
+    ]
+    return [element.value for kind in kinds for element in at.get(kind)]
+
+
+@pytest.mark.parametrize("page", list(PAGE_KEYS))
+@pytest.mark.parametrize("value", list(HOSTILE), ids=list(HOSTILE))
+def test_hostile_value_in_every_key_of_a_page(page, value):
+    """Every key of the page gets the same hostile value: the page runs and escapes it."""
+    at = open_app(page, **dict.fromkeys(PAGE_KEYS[page], HOSTILE[value]))
+    for text in markdown_texts(at):
+        for piece in RENDERED:
+            assert piece not in text, (piece, text[:200])
+    for element in at.get("html"):
+        assert "<script" not in element.value and "<img" not in element.value
+        assert "<b>bold" not in element.value
+
+
+@pytest.mark.parametrize("page", list(PAGE_KEYS))
+def test_repeated_keys(page):
+    """?key=a&key=b for every key: the last value is used, nothing breaks."""
+    query = {key: ["1e400", "2"] for key in PAGE_KEYS[page]}
+    open_app(page, **query)
+
+
+def test_unknown_keys_are_ignored():
+    """Keys the app does not know do nothing."""
+    open_app(evil="<script>", utm_source="x", **{"": "y"})

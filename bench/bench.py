@@ -1,7 +1,7 @@
 """Benchmarks, side by side with a yardstick in one run (these machines are noisy, so ratios
 matter more than absolute numbers). Run by hand:
 
-    python -m bench.bench [--quick] [--no-browser]
+    python -m bench.bench [--quick] [--parts core,pages,browser,experiment]
 
 Prints one table per part: the core against a one-expression numpy reference; each page's
 script time per rerun (AppTest) against the yardstick page; in Chromium, first chart drawn and
@@ -156,7 +156,7 @@ def one_visit(chromium, base: str) -> tuple[float, float, float, float]:
     page.wait_for_timeout(500)
     typed = sum(received) / 1e3
     preset = float("nan")
-    button = page.locator(".st-key-preset_1536 button")
+    button = page.get_by_role("button", name="1,536", exact=True)
     if button.count():
         received.clear()
         button.click()
@@ -189,14 +189,19 @@ def experiment() -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="fewer sizes and runs")
-    parser.add_argument("--no-browser", action="store_true", help="skip the Chromium part")
+    parser.add_argument(
+        "--parts",
+        default="core,pages,browser,experiment",
+        help="comma-separated: core, pages, browser, experiment",
+    )
     args = parser.parse_args()
+    parts = set(args.parts.split(","))
     print(f"# Benchmark, {time.strftime('%Y-%m-%d')}, {Path('/proc/cpuinfo').exists() and _cpu()}")
-    core(args.quick)
-    pages(args.quick)
-    if not args.no_browser:
-        browser(args.quick)
-    experiment()
+    for name, part in [("core", core), ("pages", pages), ("browser", browser)]:
+        if name in parts:
+            part(args.quick)
+    if "experiment" in parts:
+        experiment()
 
 
 def _cpu() -> str:

@@ -83,7 +83,7 @@ def selected_row_text(page):
 def test_lab_loads_without_errors_and_draws_chinese_ticks(page, server):
     """Default page: every chart drawn, no exception box, no console error, 喜 on the axis."""
     open_app(page, server)
-    assert page.locator("[data-testid='stPlotlyChart']").count() == 7
+    assert page.locator("[data-testid='stPlotlyChart']").count() == 6
     assert page.locator("[data-testid='stException']").count() == 0
     assert "喜" in tick_texts(page, "weights_heatmap")
     screenshot(page, "lab-zh")
@@ -155,8 +155,13 @@ def test_switching_language_keeps_every_setting(page, server):
     screenshot(page, "lab-en")
 
 
-PAGES = {"": "weights_heatmap", "softmax": "softmax_bars", "scaling": "variance_chart",
-         "steps": "step_q", "quiz": None}  # fmt: skip
+PAGES = {
+    "": "weights_heatmap",
+    "softmax": "softmax_bars",
+    "scaling": "variance_chart",
+    "steps": "step_q",
+    "quiz": None,
+}
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
@@ -173,3 +178,60 @@ def test_every_page_loads_cleanly_in_both_languages(page, server, path, lang):
         assert re.search(r"[\u4e00-\u9fff]", page.locator("h1").first.text_content())
     screenshot(page, f"{path or 'lab'}-{lang}")
     assert page.console_errors == []
+
+
+def test_d_preset_and_mask_change_the_figures(page, server):
+    """Clicking the 1,536 preset and choosing the causal mask each redraw the weights."""
+    open_app(page, server, "?lang=en")
+    before = cell_texts(page, "weights_heatmap")
+    page.get_by_role("button", name="1,536", exact=True).click()
+    wait_idle(page, settle_ms=800)
+    after_d = cell_texts(page, "weights_heatmap")
+    assert after_d != before and "d=1536" in page.url
+    page.locator(".st-key-mask label").filter(has_text="Causal").click()
+    wait_idle(page, settle_ms=800)
+    after_mask = cell_texts(page, "weights_heatmap")
+    assert after_mask != after_d and "mask=causal" in page.url
+    assert len(after_mask) == 81 - 9 * 8 // 2  # masked cells (upper triangle) carry no number
+
+
+BAD = {
+    "": "d=1e400",
+    "softmax": "values=nan",
+    "scaling": "distribution=x",
+    "steps": "step=99",
+    "quiz": "quiz_seed=-1",
+}
+
+
+@pytest.mark.parametrize("path", list(BAD))
+def test_a_bad_url_on_every_page_shows_a_note(page, server, path):
+    """Each page opened with a bad value: a visible note, no exception box, no console error."""
+    page.goto(f"{server}/{path}?lang=en&{BAD[path]}")
+    wait_idle(page, settle_ms=1200)
+    assert page.locator("[data-testid='stException']").count() == 0
+    assert page.get_by_text("could not be used").count() >= 1
+    assert page.console_errors == []
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_presenter_mode_and_both_themes(chromium_browser, server, scheme):
+    """Presenter mode in a light and a dark browser: drawn, themed, screenshots kept."""
+    context = chromium_browser.new_context(
+        viewport={"width": 1400, "height": 1000}, color_scheme=scheme
+    )
+    tab = context.new_page()
+    try:
+        for path, name in [("?present=true&lang=zh", "present"), ("?lang=en", "lab")]:
+            tab.goto(f"{server}/{path}")
+            wait_idle(tab, settle_ms=1500)
+            tab.wait_for_selector(".st-key-weights_heatmap .main-svg", timeout=30_000)
+            assert tab.locator("[data-testid='stException']").count() == 0
+            screenshot(tab, f"{name}-{scheme}")
+        background = tab.evaluate(
+            "getComputedStyle(document.querySelector('[data-testid=stApp]')).backgroundColor"
+        )
+        brightness = sum(int(part) for part in re.findall(r"\d+", background)[:3]) / 3
+        assert (brightness < 80) if scheme == "dark" else (brightness > 200), background
+    finally:
+        context.close()

@@ -69,10 +69,10 @@ def test_masked_cells_are_greyed_gaps_and_hover_says_masked():
     assert np.isnan(z[~steps.allowed]).all() and np.isfinite(z[steps.allowed]).all()
     grey = [(shape.y0 + 0.5, shape.x0 + 0.5, shape.x1 + 0.5) for shape in fig.layout.shapes]
     assert grey == [(0, 1, 5), (1, 2, 5), (2, 3, 5), (3, 4, 5)]  # row, first, stop
-    picker = fig.data[1]
-    hover = dict(zip(zip(picker.y, picker.x, strict=True), picker.customdata, strict=True))
-    assert hover[(0, 1)][2] == "masked (−∞)"
-    assert hover[(1, 0)][2] == figures.format_value(steps.masked[1, 0])
+    hover = heatmap_trace(fig).customdata  # [row][column] = (query, key, value)
+    assert hover[0][1][2] == "masked (−∞)"
+    assert hover[1][0][2] == figures.format_value(steps.masked[1, 0])
+    assert len(fig.data) == 1  # no click layer unless asked for
 
 
 def test_masked_runs():
@@ -84,7 +84,9 @@ def test_masked_runs():
 def test_click_layer_covers_every_cell():
     """The transparent click squares sit on every cell centre."""
     tokens = tuple("abc")
-    fig = figures.matrix_heatmap(np.zeros((3, 3)), tokens, tokens, lang="en", kind="scores")
+    fig = figures.matrix_heatmap(
+        np.zeros((3, 3)), tokens, tokens, lang="en", kind="scores", clickable=True
+    )
     picker = fig.data[1]
     assert sorted(zip(picker.x, picker.y, strict=True)) == [
         (x, y) for x in range(3) for y in range(3)

@@ -63,8 +63,11 @@ def all_text(at):
 def test_default_page_shows_the_articles_example():
     """No parameters: 我喜欢人工智能 with [CLS]/[SEP], 9×9, d = 64, row 2 (喜), every chart."""
     at = open_page(lang="zh")
-    for key in [*STAGE_CHARTS, "row_bars", "row_multiples", "output_contributions"]:
+    for key in [*STAGE_CHARTS, "row_bars", "output_contributions"]:
         assert key in chart_keys(at)
+    assert "row_multiples" not in chart_keys(at)  # on request only
+    at.toggle(key="show_multiples").set_value(True).run()
+    assert len(figure(at, "row_multiples")["data"]) == 9
     assert ticks(at, "weights_heatmap") == [
         "[CLS]",
         "我",

@@ -135,13 +135,15 @@ def matrix_heatmap(
     row_axis: str = "axis_query",
     col_axis: str = "axis_key",
     large: bool = False,
+    clickable: bool = False,
 ) -> go.Figure:
     """A labelled heatmap of one stage: ``kind`` "scores" (diverging), "fine" (diverging, three
     decimals) or "weights" (0 … 1). ``large`` is for a projector: bigger cells and numbers.
 
     Cells where ``allowed`` is False are greyed out (−∞ becomes a gap), and hover says "masked".
-    A transparent square over each cell centre carries the hover and makes a click on any cell
-    report its (x, y): Streamlit 1.67 returns no selection for clicks on heatmap cells.
+    With ``clickable``, a transparent square over each cell centre carries the hover and makes a
+    click on any cell report its (x, y): Streamlit 1.67 returns no selection for clicks on
+    heatmap cells. Without it the heatmap carries its own hover, which is lighter to draw.
     """
     n, m = z.shape
     masked = np.zeros((n, m), dtype=bool) if allowed is None else ~allowed
@@ -163,43 +165,56 @@ def matrix_heatmap(
         limit = float(finite.max()) if finite.size else 1.0
         colour = {"colorscale": DIVERGING, "zmin": -limit, "zmax": limit}
     show_text = max(n, m) <= SHOW_CELL_TEXT_UP_TO
+    masked_word = t("masked_cell", lang)
+    hover = [
+        [
+            [rows[i], cols[j], masked_word if masked[i, j] else format_value(float(z[i, j]))]
+            for j in range(m)
+        ]
+        for i in range(n)
+    ]
+    hovertemplate = (
+        f"{t('hover_query', lang)}: %{{customdata[0]}}<br>"
+        f"{t('hover_key', lang)}: %{{customdata[1]}}<br>"
+        f"{t('hover_value', lang)}: %{{customdata[2]}}<extra></extra>"
+    )
     heatmap = {
         "type": "heatmap",
         "z": show if kind != "weights" else z,
         "x": np.arange(m),
         "y": np.arange(n),
-        "hoverinfo": "skip",
         "xgap": 1,
         "ygap": 1,
         "colorbar": {"thickness": 14, "len": 0.9},
         **colour,
+        **(
+            {"hoverinfo": "skip"}
+            if clickable
+            else {"customdata": hover, "hovertemplate": hovertemplate, "hoverongaps": True}
+        ),
         **(
             {"text": texts, "texttemplate": "%{text}", "textfont": {"size": 18 if large else 13}}
             if show_text
             else {}
         ),
     }
-    masked_word = t("masked_cell", lang)
-    hover = [
-        [rows[i], cols[j], masked_word if masked[i, j] else format_value(float(z[i, j]))]
-        for i in range(n)
-        for j in range(m)
-    ]
-    grid_y, grid_x = np.mgrid[0:n, 0:m]
-    picker = {
-        "type": "scatter",
-        "x": grid_x.ravel(),
-        "y": grid_y.ravel(),
-        "mode": "markers",
-        "marker": {"symbol": "square", "size": size, "opacity": 0.01, "color": "#000"},
-        "selected": {"marker": {"opacity": 0.01}},
-        "unselected": {"marker": {"opacity": 0.01}},
-        "customdata": hover,
-        "showlegend": False,
-        "hovertemplate": f"{t('hover_query', lang)}: %{{customdata[0]}}<br>"
-        f"{t('hover_key', lang)}: %{{customdata[1]}}<br>"
-        f"{t('hover_value', lang)}: %{{customdata[2]}}<extra></extra>",
-    }
+    traces = [heatmap]
+    if clickable:
+        grid_y, grid_x = np.mgrid[0:n, 0:m]
+        traces.append(
+            {
+                "type": "scatter",
+                "x": grid_x.ravel(),
+                "y": grid_y.ravel(),
+                "mode": "markers",
+                "marker": {"symbol": "square", "size": size, "opacity": 0.01, "color": "#000"},
+                "selected": {"marker": {"opacity": 0.01}},
+                "unselected": {"marker": {"opacity": 0.01}},
+                "customdata": [cell for row in hover for cell in row],
+                "showlegend": False,
+                "hovertemplate": hovertemplate,
+            }
+        )
     shapes = [
         {
             "type": "rect",
@@ -227,7 +242,7 @@ def matrix_heatmap(
         )
     ticks = {"showgrid": False, "zeroline": False, **({"tickfont": {"size": 20}} if large else {})}
     return figure(
-        [heatmap, picker],
+        traces,
         {
             "height": size * n + 110,
             "margin": {"l": 10, "r": 10, "t": 10, "b": 10},

@@ -371,6 +371,7 @@ def row_views(result: LabResult, params: LabParams, lang: str) -> None:
             allowed=steps.allowed,
             selected_row=row,
             large=state.present(),
+            clickable=True,
         )
         chart(fig, "weights_heatmap", on_select=_on_pick, selection_mode="points")
 
@@ -385,7 +386,9 @@ def row_views(result: LabResult, params: LabParams, lang: str) -> None:
         steps.weights[row], result.contrast.weights[row], tokens, scaled=steps.scale, lang=lang
     )
     chart(fig, "row_bars")
-    with st.expander(t("multiples_title", lang)):
+    # A toggle, not an expander: a collapsed expander still draws its chart, and nine small
+    # subplots are the slowest thing on the page for a browser.
+    if st.toggle(t("multiples_title", lang), key="show_multiples"):
         chart(figures.row_multiples(steps.weights, tokens, lang=lang), "row_multiples")
 
     st.subheader(t("output_title", lang))

@@ -164,7 +164,10 @@ STRINGS: dict[str, dict[str, str]] = {
         "en": "The same Q and K, differing only by ÷√d. Unscaled, the largest weight is "
         "{max_off}; scaled, {max_on}. The larger d, the starker the difference.",
     },
-    "multiples_title": {"zh": "每一行的权重", "en": "Every row's weights"},
+    "multiples_title": {
+        "zh": "显示每一行的权重（小图）",
+        "en": "Show every row's weights (small charts)",
+    },
     "output_title": {"zh": "⑥ 输出 = 权重 × V", "en": "⑥ Output = weights × V"},
     "output_why": {
         "zh": "“{token}” 的新向量是所有 V 行的加权和：权重大的字贡献多。"

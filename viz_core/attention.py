@@ -50,6 +50,11 @@ def softmax(x: npt.ArrayLike, axis: int = -1) -> FloatArray:
     """
     x = np.asarray(x, dtype=np.float64)
     x_max = np.max(x, axis=axis, keepdims=True, initial=-np.inf)  # NaN propagates into the max
+    if np.isfinite(x_max).all():
+        # The usual case: every slice holds e^0 = 1 after the shift, so no total is 0.
+        e: FloatArray = np.exp(x - x_max)
+        e /= e.sum(axis=axis, keepdims=True)
+        return e
     if np.isnan(x_max).any():
         raise ValueError("softmax got NaN: every score must be a number or ±infinity.")
     if np.isposinf(x_max).any():
@@ -57,12 +62,9 @@ def softmax(x: npt.ArrayLike, axis: int = -1) -> FloatArray:
         is_top = np.isposinf(x)
         x = np.where(np.isposinf(x_max), np.where(is_top, 0.0, -np.inf), x)
         x_max = np.max(x, axis=axis, keepdims=True, initial=-np.inf)
-    x_max = np.where(np.isfinite(x_max), x_max, 0.0)  # a row of only -inf stays -inf - 0
-    e: FloatArray = np.exp(x - x_max)
+    x_max = np.where(np.isfinite(x_max), x_max, 0.0)  # a slice of only -inf stays -inf - 0
+    e = np.exp(x - x_max)
     total = e.sum(axis=axis, keepdims=True)
-    if (total > 0).all():
-        e /= total
-        return e
     weights: FloatArray = np.divide(e, total, out=np.zeros_like(e), where=total > 0)
     return weights
 
@@ -152,9 +154,16 @@ def attention(
         >>> steps.weights[0].tolist()
         [1.0, 0.0]
     """
-    q = _read_only(q)
-    k = _read_only(k)
-    v = _read_only(v)
+    q, k, v = check_qkv(q, k, v, temperature)
+    allowed = resolve_mask(mask, q.shape[0], k.shape[0])
+    return attend(q, k, v, scale, allowed, temperature)[0]
+
+
+def check_qkv(
+    q: npt.ArrayLike, k: npt.ArrayLike, v: npt.ArrayLike, temperature: float
+) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """Read-only float matrices of matching shapes, or a ValueError that says what is wrong."""
+    q, k, v = _read_only(q), _read_only(k), _read_only(v)
     if q.ndim != 2 or k.ndim != 2 or v.ndim != 2:
         raise ValueError("q, k and v must be matrices: one row per token.")
     if q.shape[1] != k.shape[1]:
@@ -163,31 +172,50 @@ def attention(
         raise ValueError(f"k and v need one row per key, got {k.shape[0]} and {v.shape[0]}.")
     if not (math.isfinite(temperature) and temperature > 0):
         raise ValueError("The temperature must be a positive number.")
-    n, d_k = q.shape
-    m = k.shape[0]
-    allowed = resolve_mask(mask, n, m)
+    return q, k, v
 
-    scores = q @ k.T  # (n, d_k) x (d_k, m) -> (n, m)
+
+def attend(
+    q: FloatArray,
+    k: FloatArray,
+    v: FloatArray,
+    scale: bool,
+    allowed: BoolArray,
+    temperature: float,
+) -> list[AttentionSteps]:
+    """The computation itself, for one head or for a stack of heads along a leading axis.
+
+    q (h, n, d_k) or (n, d_k), k (…, m, d_k), v (…, m, d_v), allowed (n, m); one AttentionSteps
+    per head, each holding read-only views into the stacked arrays.
+    """
+    d_k = q.shape[-1]
+    scores = q @ np.swapaxes(k, -1, -2)  # (h, n, d_k) x (h, d_k, m) -> (h, n, m)
     divisor = (math.sqrt(d_k) if scale else 1.0) * temperature
     scaled = scores / divisor
     masked = scaled if allowed.all() else np.where(allowed, scaled, -np.inf)
     weights = softmax(masked, axis=-1)
-    output = weights @ v  # (n, m) x (m, d_v) -> (n, d_v)
-
-    return AttentionSteps(
-        q=q,
-        k=k,
-        v=v,
-        d_k=d_k,
-        scale=scale,
-        temperature=float(temperature),
-        allowed=_frozen(allowed),
-        scores=_frozen(scores),
-        scaled=_frozen(scaled),
-        masked=_frozen(masked),
-        weights=_frozen(weights),
-        output=_frozen(output),
-    )
+    output = weights @ v  # (h, n, m) x (h, m, d_v) -> (h, n, d_v)
+    stacks = [_frozen(x) for x in (scores, scaled, masked, weights, output)]
+    allowed = _frozen(allowed)
+    if q.ndim == 2:
+        q, k, v, stacks = q[None], k[None], v[None], [x[None] for x in stacks]
+    return [
+        AttentionSteps(
+            q=q[h],
+            k=k[h],
+            v=v[h],
+            d_k=d_k,
+            scale=scale,
+            temperature=float(temperature),
+            allowed=allowed,
+            scores=stacks[0][h],
+            scaled=stacks[1][h],
+            masked=stacks[2][h],
+            weights=stacks[3][h],
+            output=stacks[4][h],
+        )
+        for h in range(q.shape[0])
+    ]
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from viz_core.attention import AttentionSteps, FloatArray, Mask, attention
+from viz_core.attention import AttentionSteps, FloatArray, Mask, attend, check_qkv, resolve_mask
 from viz_core.qkv import D_MAX, D_MIN
 
 MAX_HEADS = 64
@@ -31,23 +31,19 @@ def multi_head_attention(
         >>> [s.d_k for s in multi_head_attention(q, q, q, heads=2)]
         [2, 2]
     """
-    d = np.shape(q)[-1]
     if isinstance(heads, bool) or not isinstance(heads, int | np.integer) or heads < 1:
         raise ValueError("The number of heads must be a whole number, 1 or more.")
-    if d % heads:
+    q, k, v = check_qkv(q, k, v, temperature)
+    d = q.shape[1]
+    if d % heads or v.shape[1] % heads:
         raise ValueError(f"d = {d} cannot be split into {heads} equal heads: pick a divisor of d.")
-    d_k = d // heads
-    return [
-        attention(
-            np.asarray(q)[:, h * d_k : (h + 1) * d_k],  # (n, d_k)
-            np.asarray(k)[:, h * d_k : (h + 1) * d_k],  # (m, d_k)
-            np.asarray(v)[:, h * d_k : (h + 1) * d_k],  # (m, d_k)
-            scale=scale,
-            mask=mask,
-            temperature=temperature,
-        )
-        for h in range(heads)
-    ]
+    allowed = resolve_mask(mask, q.shape[0], k.shape[0])
+
+    def by_head(x: FloatArray) -> FloatArray:
+        """(n, d) -> (heads, n, d // heads): head h is columns h·d_k … (h+1)·d_k − 1."""
+        return x.reshape(x.shape[0], heads, x.shape[1] // heads).transpose(1, 0, 2)
+
+    return attend(by_head(q), by_head(k), by_head(v), scale, allowed, temperature)
 
 
 def head_choices(d: int, limit: int = MAX_HEADS) -> list[int]:

@@ -32,6 +32,23 @@ def figure(at, key):
     return json.loads(charts[0].proto.spec)
 
 
+def markdown_texts(at):
+    """Every string the page renders as Markdown (text, captions, alerts, headings, LaTeX)."""
+    kinds = [
+        "markdown",
+        "caption",
+        "info",
+        "warning",
+        "error",
+        "success",
+        "title",
+        "header",
+        "subheader",
+        "latex",
+    ]
+    return [element.value for kind in kinds for element in at.get(kind)]
+
+
 def chart_keys(at):
     """The keys of every Plotly chart on the page, in order."""
     return [c.proto.id.rsplit("-", 1)[-1] for c in at.get("plotly_chart")]

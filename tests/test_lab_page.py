@@ -4,7 +4,7 @@ import time
 
 import numpy as np
 import pytest
-from conftest import APP, chart_keys, decode, figure
+from conftest import APP, chart_keys, decode, figure, markdown_texts
 from numpy.testing import assert_array_equal
 from streamlit.testing.v1 import AppTest
 
@@ -38,23 +38,6 @@ def ticks(at, key, axis="yaxis"):
 def bar_values(at, trace_index=0):
     """The y values of a bar trace of the row_bars chart."""
     return decode(figure(at, "row_bars")["data"][trace_index]["y"])
-
-
-def all_text(at):
-    """Every Markdown-rendered string on the page (markdown, captions, alerts, headings)."""
-    kinds = [
-        "markdown",
-        "caption",
-        "info",
-        "warning",
-        "error",
-        "success",
-        "title",
-        "header",
-        "subheader",
-        "latex",
-    ]
-    return [element.value for kind in kinds for element in at.get(kind)]
 
 
 # --- the default page -----------------------------------------------------------------------
@@ -320,7 +303,7 @@ PAYLOAD = "![x](http://e.com/x.png)<script>alert(1)</script>:red[x]$x$**b**"
 def test_user_text_is_never_rendered_as_markdown_or_html():
     """Markdown, HTML, directives and LaTeX in the sentence appear literally, never rendered."""
     at = open_page(text=PAYLOAD, row="3")
-    for text in all_text(at):
+    for text in markdown_texts(at):
         for piece in ["![x]", "<script", ":red[", "$x$", "**b**"]:
             assert piece not in text, (piece, text)
     html_bodies = [element.value for element in at.get("html")]

@@ -4,15 +4,11 @@ import math
 
 import numpy as np
 import pytest
-from conftest import chart_keys, decode, figure, open_app
+from conftest import chart_keys, decode, figure, markdown_texts, open_app
 from numpy.testing import assert_allclose
 
 from ui.softmax_page import PRESETS, article_check
 from viz_core import make_quiz, softmax, softmax_jacobian
-
-
-def texts(at, kinds=("markdown", "caption", "info", "warning", "success", "error", "title")):
-    return [element.value for kind in kinds for element in at.get(kind)]
 
 
 def bar_y(at, key, trace=0):
@@ -52,7 +48,7 @@ def test_softmax_defaults_to_the_articles_first_example():
     """[2.0, 1.0, 0.1]: probabilities 0.659, 0.242, 0.099 drawn, and the article agrees."""
     at = open_app("softmax", lang="en")
     assert_allclose(bar_y(at, "softmax_bars", 1), softmax([2.0, 1.0, 0.1]))
-    assert any("Agrees with the article" in text for text in texts(at))
+    assert any("Agrees with the article" in text for text in markdown_texts(at))
 
 
 @pytest.mark.parametrize("name", sorted(PRESETS))
@@ -67,7 +63,7 @@ def test_each_preset_is_one_click_and_the_article_check_is_computed(name):
         values = [float(v) for v in preset.values.split(",")]
         agrees, _ = article_check(preset, tuple(softmax(np.array(values) / preset.divisor)))
         word = "Agrees" if agrees else "The article prints"
-        assert any(word in text for text in texts(at)), name
+        assert any(word in text for text in markdown_texts(at)), name
 
 
 def test_the_articles_wrong_numbers_are_called_out():

@@ -1,7 +1,7 @@
 """URL fuzzing of every page: whatever a link carries, no exception and no rendered user text."""
 
 import pytest
-from conftest import open_app
+from conftest import markdown_texts, open_app
 
 PAGE_KEYS = {
     "lab": [
@@ -40,22 +40,6 @@ HOSTILE = {
     "control": "a\x00b\x07\u202eRTL\u200f\u2066c\ufeff",
 }
 RENDERED = ["![x]", "**b**", ":red[", "$x$", "<script", "<img", "<b>", "javascript:"]
-
-
-def markdown_texts(at):
-    kinds = [
-        "markdown",
-        "caption",
-        "info",
-        "warning",
-        "error",
-        "success",
-        "title",
-        "header",
-        "subheader",
-        "latex",
-    ]
-    return [element.value for kind in kinds for element in at.get(kind)]
 
 
 @pytest.mark.parametrize("page", list(PAGE_KEYS))

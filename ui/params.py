@@ -5,7 +5,7 @@ Pure Python: no streamlit here, so every hostile URL can be tested directly.
 
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field, replace
 
 from viz_core import (
@@ -94,23 +94,24 @@ class _Parser:
         return default
 
     def integer(self, key: str, default: int, low: int, high: int) -> int:
-        raw = self.raw(key)
-        if raw is None:
-            return default
-        number = _to_int(raw)
-        if number is None:
-            self.replaced(key, default)
-            return default
-        clamped = min(max(number, low), high)
-        if clamped != number:
-            self.replaced(key, clamped)
-        return clamped
+        return int(self._bounded(key, default, low, high, _to_int))
 
     def number(self, key: str, default: float, low: float, high: float) -> float:
+        return float(self._bounded(key, default, low, high, _to_float))
+
+    def _bounded(
+        self,
+        key: str,
+        default: float,
+        low: float,
+        high: float,
+        convert: Callable[[str], float | None],
+    ) -> float:
+        """A number in [low, high]: unreadable → the default, out of range → the nearest end."""
         raw = self.raw(key)
         if raw is None:
             return default
-        number = _to_float(raw)
+        number = convert(raw)
         if number is None:
             self.replaced(key, default)
             return default

@@ -235,3 +235,21 @@ def test_presenter_mode_and_both_themes(chromium_browser, server, scheme):
         assert (brightness < 80) if scheme == "dark" else (brightness > 200), background
     finally:
         context.close()
+
+
+def test_controls_are_reachable_with_the_keyboard(page, server):
+    """Tab alone reaches the sentence box, d, a preset, the mask and the row selector."""
+    open_app(page, server, "?lang=en")
+    page.evaluate("() => document.activeElement && document.activeElement.blur()")
+    reached = set()
+    for _ in range(80):
+        page.keyboard.press("Tab")
+        reached.add(
+            page.evaluate(
+                "() => { const el = document.activeElement;"
+                " const box = el && el.closest('[class*=st-key-]');"
+                " return box ? [...box.classList].find(c => c.startsWith('st-key-')) : ''; }"
+            )
+        )
+    for key in ["text", "d", "preset_1536", "mask", "row"]:
+        assert f"st-key-{key}" in reached, sorted(reached)

@@ -8,7 +8,7 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
-from viz_core.attention import FloatArray, softmax
+from viz_core.attention import FloatArray, row_stats, softmax
 
 Distribution = Literal["normal", "uniform"]
 DISTRIBUTIONS: tuple[Distribution, ...] = ("normal", "uniform")
@@ -202,9 +202,9 @@ def saturation(
     """For each d, ``trials`` rows of n scores q·k_j: their softmax statistics, raw and scaled."""
     if n < 2 or trials < 1:
         raise ValueError("Use at least 2 keys per row and at least one trial.")
-    rows_out = {name: np.empty(len(ds)) for name in ("max", "entropy", "gradient")}
-    raw_stats = {name: np.empty(len(ds)) for name in rows_out}
-    scaled_stats = {name: np.empty(len(ds)) for name in rows_out}
+    names = ("max", "entropy", "gradient")
+    raw_stats = {name: np.empty(len(ds)) for name in names}
+    scaled_stats = {name: np.empty(len(ds)) for name in names}
     for i, d in enumerate(ds):
         _check_d(d)
         rng = np.random.default_rng(seed + i)
@@ -219,9 +219,9 @@ def saturation(
             (raw_stats, softmax(scores)),
             (scaled_stats, softmax(scores / math.sqrt(d))),
         ]:
-            p_log_p = np.where(weights > 0, weights * np.log(np.where(weights > 0, weights, 1)), 0)
-            stats["max"][i] = weights.max(axis=1).mean()
-            stats["entropy"][i] = (-p_log_p.sum(axis=1)).mean()
+            rows = row_stats(weights)
+            stats["max"][i] = rows.max_weight.mean()
+            stats["entropy"][i] = rows.entropy.mean()
             stats["gradient"][i] = jacobian_norm(weights).mean()
     return Saturation(
         ds=tuple(int(d) for d in ds),

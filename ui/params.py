@@ -39,8 +39,16 @@ class Note:
     used: str
 
 
+class Settings:
+    """A page's settings; its dataclass fields are the URL names, so the link is derived."""
+
+    def to_query(self) -> dict[str, str]:
+        """The URL query that restores these settings."""
+        return {key: _format(value) for key, value in asdict(self).items()}  # type: ignore[call-overload]
+
+
 @dataclass(frozen=True)
-class LabParams:
+class LabParams(Settings):
     """Every setting of the lab; field names are the URL names and the widget keys."""
 
     text: str = DEFAULT_TEXT
@@ -55,10 +63,6 @@ class LabParams:
     source: str = "random"
     position: bool = True
     temperature: float = 1.0
-
-    def to_query(self) -> dict[str, str]:
-        """The URL query that restores these settings."""
-        return {key: _format(value) for key, value in asdict(self).items()}
 
     def core_kwargs(self) -> dict[str, object]:
         """The settings run_lab takes, by the same names (the row is only a view)."""
@@ -240,16 +244,12 @@ def parse_lab(query: Mapping[str, QueryValue]) -> tuple[LabParams, list[Note]]:
 
 
 @dataclass(frozen=True)
-class SoftmaxParams:
+class SoftmaxParams(Settings):
     """The softmax lesson: the numbers (as typed), the divisor, and the gradient's target."""
 
     values: str = DEFAULT_VALUES
     divisor: float = 1.0
     target: int = 0
-
-    def to_query(self) -> dict[str, str]:
-        """The URL query that restores these settings."""
-        return {"values": self.values, "divisor": f"{self.divisor:g}", "target": str(self.target)}
 
 
 def parse_softmax(query: Mapping[str, QueryValue]) -> tuple[SoftmaxParams, list[Note]]:
@@ -265,15 +265,11 @@ def parse_softmax(query: Mapping[str, QueryValue]) -> tuple[SoftmaxParams, list[
 
 
 @dataclass(frozen=True)
-class ScalingParams:
+class ScalingParams(Settings):
     """The √d lesson: the d of the histogram and the entries' distribution."""
 
     d: int = 1536
     distribution: str = "normal"
-
-    def to_query(self) -> dict[str, str]:
-        """The URL query that restores these settings."""
-        return {"d": str(self.d), "distribution": self.distribution}
 
 
 def parse_scaling(query: Mapping[str, QueryValue]) -> tuple[ScalingParams, list[Note]]:
@@ -288,14 +284,10 @@ def parse_scaling(query: Mapping[str, QueryValue]) -> tuple[ScalingParams, list[
 
 
 @dataclass(frozen=True)
-class StepsParams:
+class StepsParams(Settings):
     """The six-steps lesson: which step is on screen."""
 
     step: int = 1
-
-    def to_query(self) -> dict[str, str]:
-        """The URL query that restores these settings."""
-        return {"step": str(self.step)}
 
 
 def parse_steps(query: Mapping[str, QueryValue]) -> tuple[StepsParams, list[Note]]:
@@ -305,14 +297,10 @@ def parse_steps(query: Mapping[str, QueryValue]) -> tuple[StepsParams, list[Note
 
 
 @dataclass(frozen=True)
-class QuizParams:
+class QuizParams(Settings):
     """The quiz: its seed, so that a class can share one set of numbers."""
 
     quiz_seed: int = 0
-
-    def to_query(self) -> dict[str, str]:
-        """The URL query that restores these settings."""
-        return {"quiz_seed": str(self.quiz_seed)}
 
 
 def parse_quiz(query: Mapping[str, QueryValue]) -> tuple[QuizParams, list[Note]]:

@@ -6,8 +6,7 @@ from ui import state
 from ui.params import LANGS
 from ui.strings import t
 
-lang_notes = state.init_lang()
-state.init_present()
+link_notes = state.init_lang() + state.init_present()
 st.set_page_config(
     page_title="注意力实验室 · Attention Lab",
     page_icon="🔍",
@@ -27,7 +26,7 @@ if state.present():
     # Streamlit sizes its text in rem: a larger root font enlarges every label for a projector.
     st.html("<style>html{font-size:21px} .stMainBlockContainer{max-width:100%}</style>")
 lang = state.lang()
-state.show_notes(lang_notes)
+state.show_notes(link_notes)
 
 pages = [
     st.Page("ui/pages/lab.py", title=t("nav_lab", lang), icon="🔬", url_path="lab", default=True),

@@ -104,3 +104,10 @@ def test_lab_offers_both_downloads():
     at = open_app()
     keys = {button.proto.id.rsplit("-", 1)[-1] for button in at.get("download_button")}
     assert {"download_csv", "download_zip"} <= keys
+
+
+def test_a_bad_presenter_value_is_noted():
+    """?present=perhaps: presenter mode stays off, and the page says the value was replaced."""
+    at = open_app(present="perhaps", lang="en")
+    assert at.toggle(key="present").value is False
+    assert any("`present`" in info.value for info in at.info)

@@ -17,20 +17,25 @@ def query() -> dict[str, list[str]]:
     return {key: st.query_params.get_all(key) for key in st.query_params}
 
 
-def init_lang() -> list[Note]:
-    """Seed the language once per session: the URL's, else the browser's, else Chinese."""
-    if "lang" in st.session_state:
+def _seed_once(
+    key: str, parse: Callable[[dict[str, list[str]]], tuple[Any, list[Note]]]
+) -> list[Note]:
+    """An app-wide setting from the link, once per session; its notes if the link's was bad."""
+    if key in st.session_state:
         return []
-    lang, notes = parse_lang(query(), locale_to_lang(st.context.locale))
-    st.session_state.lang = lang
+    value, notes = parse(query())
+    st.session_state[key] = value
     return notes
 
 
-def init_present() -> None:
-    """Presenter mode from the link, once per session (off unless ?present=true)."""
-    if "present" not in st.session_state:
-        present, _ = parse_present(query())
-        st.session_state.present = present
+def init_lang() -> list[Note]:
+    """The language: the link's, else the browser's, else Chinese."""
+    return _seed_once("lang", lambda q: parse_lang(q, locale_to_lang(st.context.locale)))
+
+
+def init_present() -> list[Note]:
+    """Presenter mode: off unless the link says ?present=true."""
+    return _seed_once("present", parse_present)
 
 
 def present() -> bool:

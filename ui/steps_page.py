@@ -26,20 +26,12 @@ def _move(delta: int) -> None:
     st.session_state.step = min(max(int(st.session_state.step) + delta, 1), STEPS)
 
 
-def lab_params() -> LabParams:
-    """The settings last used in the lab, else the link's, else the defaults."""
-    stored = st.session_state.get(lab.STORE)
-    if isinstance(stored, LabParams):
-        return stored
-    params, _ = parse_lab(state.query())
-    return params
-
-
 def render() -> None:
     """Step indicator and buttons, one core call, then the chosen step's formula, why and matrix."""
     lang = state.lang()
-    notes = state.restore(STORE, parse_steps)
-    params = lab_params()
+    # The lab's settings: those it last used, else this link's (with notes), as the lab reads them.
+    notes = state.restore(lab.STORE, parse_lab) + state.restore(STORE, parse_steps)
+    params: LabParams = st.session_state[lab.STORE]
     st.title(t("st_title", lang))
     st.caption(t("st_intro", lang))
     state.show_notes(notes)

@@ -293,9 +293,8 @@ def projection_views(result: LabResult, lang: str) -> None:
         ):
             with column:
                 st.caption(t(f"matrix_{name}", lang))
-                rows_shown = rows if rows is result.tokens else labels
                 fig = figures.matrix_heatmap(
-                    matrix[: len(rows_shown), :dims], rows_shown, labels, lang=lang, **options
+                    matrix[: len(rows), :dims], rows, labels, lang=lang, **options
                 )
                 chart(fig, f"projection_{name}")
 

@@ -2,10 +2,17 @@
 sentence and d ten times, over Streamlit's own websocket protocol. Run by hand:
 
     python -m bench.load [--sessions 30] [--changes 10]
+    python -m bench.load --worst [--sessions 20] [--changes 3]
 
 Prints failures, p50/p95 latency and runs per second for the lab and for the yardstick page,
 and the server's memory before, after a first wave and after a second wave of sessions (each
 read once the wave's sessions have closed and outlived a disconnected-session TTL of 10 s).
+
+``--worst`` is the class that once took the server down: every session opens the lab at the
+heaviest settings a link allows (32 tokens with padding, d = 8192, 64 heads, embeddings), each
+with its own seed so that nothing is shared through the cache, then changes the seed, the
+sentence and the seed again. It prints failures, p50/p95 and the server's peak and final RSS.
+
 """
 
 import argparse
@@ -13,6 +20,7 @@ import statistics
 import threading
 import time
 from dataclasses import dataclass, field
+from urllib.parse import urlencode
 
 import psutil
 import websocket
@@ -99,11 +107,43 @@ class Session:
             self.failures.append(repr(error))
 
 
-def wave(base: str, sessions: int, changes: int) -> tuple[list[Session], float]:
+def heaviest_link(seed: int) -> str:
+    """The heaviest lab a link can ask for, with its own seed."""
+    text = "".join(chr(0x4E00 + 7 * i + seed % 97) for i in range(40))
+    query = {"text": text, "d": 8192, "heads": 64, "head": 63, "source": "embedding"}
+    return urlencode({**query, "mask": "padding", "seed": seed, "temperature": 0.05})
+
+
+def worst_lesson(session: Session, seed: int, changes: int, start: threading.Barrier) -> None:
+    """Open the heaviest link, then change the seed and the sentence, all at the heaviest."""
+    try:
+        ws = session.connect()
+        start.wait()
+        link = heaviest_link(seed)
+        session.run(ws, link, {})
+        for i in range(changes):
+            if i % 2 == 0:
+                session.run(ws, link, {"seed": seed + 1000 * (i + 1)})
+            else:
+                text = "".join(chr(0x5000 + 11 * j + seed % 89 + i) for j in range(40))
+                session.run(ws, link, {"text": text})
+        ws.close()
+    except Exception as error:  # a failure is counted, never hidden
+        session.failures.append(repr(error))
+
+
+def wave(
+    base: str, sessions: int, changes: int, worst: bool = False
+) -> tuple[list[Session], float]:
     """All sessions at once; returns them and the wall time."""
     start = threading.Barrier(sessions)
     students = [Session(base) for _ in range(sessions)]
-    threads = [threading.Thread(target=s.lesson, args=(changes, start)) for s in students]
+    threads = [
+        threading.Thread(target=worst_lesson, args=(s, 7919 * (i + 1), changes, start))
+        if worst
+        else threading.Thread(target=s.lesson, args=(changes, start))
+        for i, s in enumerate(students)
+    ]
     began = time.perf_counter()
     for thread in threads:
         thread.start()
@@ -116,6 +156,71 @@ def rss_mb(pid: int) -> float:
     """Resident memory of the server process and its children, in MB."""
     process = psutil.Process(pid)
     return sum(p.memory_info().rss for p in [process, *process.children(recursive=True)]) / 1e6
+
+
+class PeakRss:
+    """Polls the server's resident memory every 50 ms while in a ``with`` block."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+        self.peak = 0.0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._poll, daemon=True)
+
+    def _poll(self) -> None:
+        while not self._stop.wait(0.05):
+            self.peak = max(self.peak, rss_mb(self.pid))
+
+    def __enter__(self) -> "PeakRss":
+        self.peak = rss_mb(self.pid)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+def measure_worst(sessions: int, changes: int) -> dict[str, float]:
+    """The worst-case class against a fresh server: failures, latency, peak and final memory."""
+    ttl = ("--server.disconnectedSessionTTL", str(SESSION_TTL))
+    with streamlit_server("streamlit_app.py", *ttl) as (base, pid):
+        wave(base, 1, 1)  # imports, as after the first visitor
+        before = rss_mb(pid)
+        with PeakRss(pid) as peak:
+            students, seconds = wave(base, sessions, changes, worst=True)
+        time.sleep(SESSION_TTL + 5)
+        final = rss_mb(pid)
+    latencies = sorted(x for s in students for x in s.latencies)
+    return {
+        "failures": sum(len(s.failures) for s in students),
+        "runs": len(latencies),
+        "p50": statistics.median(latencies) if latencies else float("nan"),
+        "p95": latencies[int(0.95 * (len(latencies) - 1))] if latencies else float("nan"),
+        "kb_per_run": statistics.median(x for s in students for x in s.received) / 1e3,
+        "seconds": seconds,
+        "rss_before": before,
+        "rss_peak": peak.peak,
+        "rss_final": final,
+    }
+
+
+def print_worst(sessions: int, changes: int) -> None:
+    """Run the worst-case class and print its row, with the targets met or not."""
+    row = measure_worst(sessions, changes)
+    print(f"worst case: {sessions} sessions at the heaviest settings, {changes} changes each")
+    print("failures | runs | p50 s | p95 s | kB/run | RSS before MB | peak MB | final MB")
+    print(
+        f"{row['failures']:.0f} | {row['runs']:.0f} | {row['p50']:.2f} | {row['p95']:.2f} | "
+        f"{row['kb_per_run']:.0f} | {row['rss_before']:.0f} | {row['rss_peak']:.0f} | "
+        f"{row['rss_final']:.0f}"
+    )
+    for name, met in [
+        ("0 failures", row["failures"] == 0),
+        ("peak RSS < 690 MB", row["rss_peak"] < 690),
+        ("p95 < 10 s", row["p95"] < 10),
+    ]:
+        print(f"  {name}: {'met' if met else 'NOT MET'}")
 
 
 SESSION_TTL = 10  # s; Streamlit's default keeps a closed tab's session 120 s for reconnection
@@ -153,9 +258,15 @@ def measure(app: str, sessions: int, changes: int) -> dict[str, float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--sessions", type=int, default=30)
-    parser.add_argument("--changes", type=int, default=10)
+    parser.add_argument("--sessions", type=int, default=None)
+    parser.add_argument("--changes", type=int, default=None)
+    parser.add_argument("--worst", action="store_true", help="the heaviest-settings class")
     args = parser.parse_args()
+    if args.worst:
+        print_worst(args.sessions or 20, args.changes or 3)
+        return
+    args.sessions = args.sessions or 30
+    args.changes = args.changes or 10
     rows = {
         "lab": measure("streamlit_app.py", args.sessions, args.changes),
         "yardstick": measure("bench/yardstick.py", args.sessions, args.changes),

@@ -79,6 +79,9 @@ def _fresh_cache():
     """Cached results leak between AppTest instances in one process: start each test clean."""
     import streamlit as st
 
+    from ui.kit.cache import clear_all
+
     st.cache_data.clear()
     st.cache_resource.clear()
+    clear_all()
     yield

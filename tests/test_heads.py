@@ -100,11 +100,13 @@ def test_positions_break_the_tie_between_repeated_characters():
 
 
 def test_projections_keep_unit_variance():
-    """X and X·W have entries of variance ≈ 1, with and without positions."""
+    """X has entries of mean square ≈ 1 and X·W entries of variance ≈ 1, with and without
+    positions. (Var(q_j) = Σ_i x_i² Var(W_ij) = E[x²]: the mean square is what carries over; the
+    slow position columns are nearly constant, so x's variance alone is a little under 1.)"""
     tokens = [chr(0x4E00 + i) for i in range(400)]
     for position in (False, True):
         projection = embed_qkv(tokens, d=256, seed=3, position=position)
-        assert abs(projection.x.var() - 1) < 0.05
+        assert abs((projection.x**2).mean() - 1) < 0.05
         for matrix in (projection.q, projection.k, projection.v):
             assert abs(matrix.var() - 1) < 0.08
 

@@ -8,8 +8,11 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from ui import figures, state
+from ui.kit.cache import shared
 from ui.strings import STRINGS, t
 from viz_core import LabResult, is_special, run_lab
+
+LAB_CACHE_MB = 120  # the heaviest lab result keeps about 25 MB: four of them, or hundreds of 9×9
 
 CSS = """<style>
 .chips{display:flex;flex-wrap:wrap;gap:6px;margin:4px 0 8px}
@@ -21,13 +24,13 @@ padding:3px 10px;font-size:1.35rem;line-height:1.6}
 </style>"""
 
 
-@st.cache_resource(max_entries=16, show_spinner=False)
+@shared(max_mb=LAB_CACHE_MB)
 def compute_lab(**settings: object) -> LabResult:
-    """The lab's one core call per rerun, cached and bounded for a shared server.
+    """The lab's one core call per rerun, shared by every session and bounded in bytes.
 
-    cache_resource, not cache_data: the result is immutable (a frozen dataclass of read-only
-    arrays), so every session can share one object instead of unpickling a private copy on
-    every rerun; thirty students on one link then hold one result, not thirty.
+    The result is immutable (a frozen dataclass of read-only arrays), so every session shares
+    one object instead of unpickling a private copy on every rerun; thirty students on one link
+    then hold one result, not thirty.
     """
     return run_lab(**settings)  # type: ignore[arg-type]
 

@@ -426,22 +426,34 @@ def contributions_heatmap(
     )
 
 
+GRID_HEADS = 16  # heads drawn at once: 64 would send 1.5 MB per rerun and be 120 px each
+
+
+def heads_group(heads: int, selected: int) -> range:
+    """The heads drawn in the grid: the group of up to 16 that holds the selected head."""
+    first = selected // GRID_HEADS * GRID_HEADS
+    return range(first, min(first + GRID_HEADS, heads))
+
+
 def heads_grid(
     weights: list[npt.NDArray[np.float64]], tokens: tuple[str, ...], *, lang: str, selected: int
 ) -> go.Figure:
-    """Every head's weights as small heatmaps, one heatmap trace per head, on one colour scale."""
-    heads = len(weights)
-    cols = min(heads, 4 if heads <= 16 else 8)
-    rows = math.ceil(heads / cols)
+    """The weights of the selected head's group of heads, one heatmap trace per head."""
+    group = heads_group(len(weights), selected)
+    cols = min(len(group), 4)
+    rows = math.ceil(len(group) / cols)
     labels = tick_labels(tokens)
     positions = list(range(len(tokens)))
-    titles = [("▶ " if h == selected else "") + t("head_title", lang, head=h) for h in range(heads)]
-    layout, refs = grid(heads, cols, titles, hgap=0.02, vgap=min(0.08, 0.4 / rows))
-    hover = [[[labels[i], labels[j]] for j in positions] for i in positions]
+    titles = [("▶ " if h == selected else "") + t("head_title", lang, head=h) for h in group]
+    layout, refs = grid(len(group), cols, titles, hgap=0.02, vgap=min(0.08, 0.4 / rows))
+    small = len(tokens) <= SHOW_CELL_TEXT_UP_TO  # token names in the hover only while light
+    query, key = ("%{customdata[0]}", "%{customdata[1]}") if small else ("%{y}", "%{x}")
+    where = f"{t('hover_query', lang)}: {query}<br>{t('hover_key', lang)}: {key}"
+    hover = [[[labels[i], labels[j]] for j in positions] for i in positions] if small else None
     traces = [
         {
             "type": "heatmap",
-            "z": matrix.astype(np.float32),  # display only: half the bytes
+            "z": weights[h].astype(np.float32),  # display only: half the bytes
             "x": positions,
             "y": positions,
             "xaxis": x,
@@ -449,27 +461,25 @@ def heads_grid(
             "coloraxis": "coloraxis",
             "xgap": 1,
             "ygap": 1,
-            "customdata": hover,
-            "hovertemplate": f"{t('head_title', lang, head=h)}<br>"
-            f"{t('hover_query', lang)}: %{{customdata[0]}}<br>"
-            f"{t('hover_key', lang)}: %{{customdata[1]}}<br>"
+            **({"customdata": hover} if hover else {}),
+            "hovertemplate": f"{t('head_title', lang, head=h)}<br>{where}<br>"
             f"{t('hover_value', lang)}: %{{z:.3f}}<extra></extra>",
         }
-        for h, (matrix, (x, y)) in enumerate(zip(weights, refs, strict=True))
+        for h, (x, y) in zip(group, refs, strict=True)
     ]
-    for h, (x, y) in enumerate(refs):
+    for i, (x, y) in enumerate(refs):
         layout[f"xaxis{x[1:]}"].update(showticklabels=False)
         layout[f"yaxis{y[1:]}"].update(
             tickvals=positions,
             ticktext=labels,
             autorange="reversed",
-            showticklabels=h % cols == 0 and len(tokens) <= 16,  # labels down the first column
+            showticklabels=i % cols == 0 and len(tokens) <= 16,  # labels down the first column
         )
     return figure(
         traces,
         {
             **layout,
-            "height": rows * (260 if cols <= 4 else 150) + 40,
+            "height": rows * 260 + 40,
             "margin": {"l": 10, "r": 10, "t": 40, "b": 10},
             "coloraxis": {
                 "colorscale": BLUES,

@@ -274,7 +274,8 @@ def projection_views(result: LabResult, lang: str) -> None:
     assert projection is not None
     plus = t("projection_plus", lang) if projection.positions is not None else ""
     with st.expander(t("projection_title", lang)):
-        safe_text(t("projection_why", lang, plus=plus))
+        d_model, d = projection.w_q.shape
+        safe_text(t("projection_why", lang, plus=plus, d_model=d_model, d=d))
         dims = min(OUTPUT_DIMS, projection.x.shape[1])
         labels = tuple(str(j) for j in range(dims))
         per_token = {"row_axis": "axis_token", "col_axis": "axis_dimension", "kind": "scores"}
@@ -304,6 +305,11 @@ def heads_views(result: LabResult, lang: str) -> None:
     st.subheader(t("heads_title", lang))
     st.caption(t("heads_why", lang))
     weights = [steps.weights for steps in result.per_head]
+    group = figures.heads_group(len(weights), result.head)
+    if len(group) < len(weights):
+        st.caption(
+            t("heads_group", lang, heads=len(weights), first=group[0], last=group[-1])
+        )
     chart(figures.heads_grid(weights, result.tokens, lang=lang, selected=result.head), "heads_grid")
     st.caption(t("heads_average_title", lang))
     fig = figures.matrix_heatmap(

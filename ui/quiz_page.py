@@ -6,6 +6,7 @@ import streamlit as st
 
 from ui import state
 from ui.common import safe_text, share_link
+from ui.kit.cache import shared
 from ui.params import QuizParams, parse_quiz
 from ui.strings import t
 from viz_core import SEED_MAX, Question, make_quiz
@@ -28,7 +29,7 @@ def answer_text(question: Question) -> str:
     return f"{question.answer:.4g}" if question.kind != "causal_count" else f"{question.answer:.0f}"
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+@shared(max_mb=1)
 def quiz(seed: int) -> list[Question]:
     """The page's one core call: the questions of this seed."""
     return make_quiz(seed)

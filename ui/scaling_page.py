@@ -7,6 +7,7 @@ import streamlit as st
 
 from ui import lesson_figures, state
 from ui.common import chart, safe_text, share_link
+from ui.kit.cache import shared
 from ui.params import ScalingParams, parse_scaling
 from ui.strings import t
 from viz_core import (
@@ -29,25 +30,25 @@ ROW_TOKENS = 9  # the articles' 9 × 9 example
 PRESETS = (64, 1536, 6144)
 
 
-@st.cache_data(max_entries=4, show_spinner=False)
+@shared(max_mb=1)
 def variance_experiment(distribution: str) -> VarianceExperiment:
     """Var(q·k) for d = 1 … 8192: computed once per distribution and server."""
     return dot_product_variance(samples=SAMPLES, distribution=distribution)
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@shared(max_mb=2)
 def dot_samples(d: int, distribution: str) -> np.ndarray:
     """q·k samples for the histogram of one d."""
     return sample_dot_products(d, SAMPLES, distribution, seed=d)
 
 
-@st.cache_data(max_entries=4, show_spinner=False)
+@shared(max_mb=1)
 def saturation_curves(distribution: str) -> Saturation:
     """Softmax statistics against d, raw and scaled."""
     return saturation(n=ROW_TOKENS, trials=TRIALS, distribution=distribution)
 
 
-@st.cache_data(max_entries=1, show_spinner=False)
+@shared(max_mb=1)
 def sharpening_rows() -> Sharpening:
     """One row of scores as d grows, for the animation."""
     return sharpening(n=ROW_TOKENS)

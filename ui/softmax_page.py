@@ -7,6 +7,7 @@ import streamlit as st
 
 from ui import figures, lesson_figures, state
 from ui.common import chart, safe_text, share_link
+from ui.kit.cache import shared
 from ui.params import DEFAULT_VALUES, SoftmaxParams, parse_softmax, parse_values
 from ui.strings import t
 from viz_core import SoftmaxBreakdown, cross_entropy_gradient, softmax_breakdown, softmax_jacobian
@@ -80,7 +81,7 @@ def active_preset(values: tuple[float, ...], divisor: float) -> str | None:
     return None
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+@shared(max_mb=1)
 def compute(values: tuple[float, ...], divisor: float) -> SoftmaxBreakdown:
     """The page's one core call."""
     return softmax_breakdown(values, divisor)

@@ -720,6 +720,14 @@ STRINGS.update(
             "map is the heads' average.",
         },
         "heads_average_title": {"zh": "所有头的平均", "en": "The heads' average"},
+        "heads_group": {
+            "zh": "共 {heads} 个头，这里画出第 {first}–{last} 个"
+            "（所选的头所在的一组，每组最多 16 个）；"
+            "选另一个头即可看它那一组。平均仍是全部 {heads} 个头的平均。",
+            "en": "There are {heads} heads; this grid draws heads {first}–{last} (the group of up "
+            "to 16 that holds the chosen head): choose another head to see its group. The average "
+            "is still over all {heads} heads.",
+        },
         "output_concat": {
             "zh": "这一层的输出是把 {heads} 个头的输出（各 {d_k} 维）拼接起来：{n} × {d}。"
             "上面显示的是第 {head} 个头的部分。",
@@ -729,13 +737,15 @@ STRINGS.update(
         },
         "projection_title": {"zh": "看看 X、W 和投影", "en": "Show X, W and the projections"},
         "projection_why": {
-            "zh": "X = 字向量{plus}，Q = X·W_Q，K = X·W_K，V = X·W_V。权重元素方差为 1/d，"
-            "所以投影后方差仍约为 1。"
+            "zh": "X = 字向量{plus}，每个字一行、宽 d_model = {d_model}"
+            "（不随 d 变化，和真实模型一样），"
+            "Q = X·W_Q，K = X·W_K，V = X·W_V，W 的形状是 {d_model} × {d}。"
+            "W 的元素方差为 1/d_model，所以投影后方差仍约为 1。"
             "（字向量见系列第四篇，位置编码见第五篇。）",
-            "en": "X = embeddings{plus}; Q = X·W_Q, K = X·W_K, V = X·W_V. The weights have "
-            "variance "
-            "1/d, so the projections keep a variance of about 1. (Embeddings are the series' 4th "
-            "article; positional encoding its 5th.)",
+            "en": "X = embeddings{plus}: one row per character, d_model = {d_model} wide whatever "
+            "d is (as in a real model); Q = X·W_Q, K = X·W_K, V = X·W_V, each W {d_model} × {d}. "
+            "The weights have variance 1/d_model, so the projections keep a variance of about 1. "
+            "(Embeddings are the series' 4th article; positional encoding its 5th.)",
         },
         "projection_plus": {
             "zh": " + 位置编码（再除以 √1.5 保持方差 1）",

@@ -6,10 +6,19 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from viz_core.attention import AttentionSteps, FloatArray, Mask, attend, check_qkv, resolve_mask
+from viz_core.attention import (
+    AttentionSteps,
+    FloatArray,
+    Mask,
+    _frozen,
+    attend,
+    check_qkv,
+    resolve_mask,
+)
 from viz_core.qkv import D_MAX, D_MIN
 
 MAX_HEADS = 64
+D_MODEL = 64  # embedding width: fixed, so W is d_model × d and memory grows with d, not d²
 
 
 def multi_head_attention(
@@ -72,10 +81,10 @@ def token_embedding(token: str, d: int, seed: int) -> FloatArray:
 class Projection:
     """X = embedding (+ positions), and Q, K, V = X·W_Q, X·W_K, X·W_V."""
 
-    embeddings: FloatArray  # (n, d), one seeded vector per character, entries ~ N(0, 1)
-    positions: FloatArray | None  # (n, d) sinusoidal encoding, or None when positions are off
-    x: FloatArray  # (n, d), (E + PE) / √1.5 with positions, else E: entries of variance ≈ 1
-    w_q: FloatArray  # (d, d), entries ~ N(0, 1/d), so X·W keeps unit variance
+    embeddings: FloatArray  # (n, d_model), one seeded vector per character, entries ~ N(0, 1)
+    positions: FloatArray | None  # (n, d_model) sinusoidal encoding, or None when positions are off
+    x: FloatArray  # (n, d_model), (E + PE) / √1.5 with positions, else E: entries of variance ≈ 1
+    w_q: FloatArray  # (d_model, d), entries ~ N(0, 1/d_model), so X·W keeps unit variance
     w_k: FloatArray
     w_v: FloatArray
     q: FloatArray  # (n, d)
@@ -84,27 +93,36 @@ class Projection:
 
 
 def embed_qkv(
-    tokens: Sequence[str], d: int = 64, seed: int = 0, position: bool = True
+    tokens: Sequence[str],
+    d: int = 64,
+    seed: int = 0,
+    position: bool = True,
+    d_model: int = D_MODEL,
 ) -> Projection:
-    """Q, K, V the way a model makes them: embeddings, plus positions, times seeded weights."""
+    """Q, K, V the way a model makes them: embeddings, plus positions, times seeded weights.
+
+    The embeddings are ``d_model`` wide whatever d is (as in a Transformer, where d_model is fixed
+    and each projection maps it to the heads' width), so d = 8192 needs three 64 × 8192 weight
+    matrices (12 MB), not three 8192 × 8192 ones (1.5 GB).
+    """
     if isinstance(d, bool) or not isinstance(d, int | np.integer) or not D_MIN <= d <= D_MAX:
         raise ValueError(f"d must be a whole number from {D_MIN} to {D_MAX}.")
-    embeddings = np.array([token_embedding(token, d, seed) for token in tokens]).reshape(
-        len(tokens), d
-    )
-    positions = sinusoidal_positions(len(tokens), d) if position else None
+    n = len(tokens)
+    embeddings = np.array([token_embedding(token, d_model, seed) for token in tokens])
+    embeddings = embeddings.reshape(n, d_model)
+    positions = sinusoidal_positions(n, d_model) if position else None
     # sin² + cos² = 1 per pair of columns, so PE adds variance 1/2 on average: rescale to 1.
     x = (embeddings + positions) / math.sqrt(1.5) if positions is not None else embeddings
     rng = np.random.default_rng([seed, 1])  # the weights do not depend on the sentence
-    w_q, w_k, w_v = rng.standard_normal((3, d, d)) / math.sqrt(d)
+    w_q, w_k, w_v = rng.standard_normal((3, d_model, d)) / math.sqrt(d_model)
     return Projection(
-        embeddings=embeddings,
-        positions=positions,
-        x=x,
-        w_q=w_q,
-        w_k=w_k,
-        w_v=w_v,
-        q=x @ w_q,
-        k=x @ w_k,
-        v=x @ w_v,
+        embeddings=_frozen(embeddings),
+        positions=None if positions is None else _frozen(positions),
+        x=_frozen(x),
+        w_q=_frozen(w_q),
+        w_k=_frozen(w_k),
+        w_v=_frozen(w_v),
+        q=_frozen(x @ w_q),  # (n, d_model) x (d_model, d) -> (n, d)
+        k=_frozen(x @ w_k),
+        v=_frozen(x @ w_v),
     )

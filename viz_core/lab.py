@@ -10,6 +10,7 @@ from viz_core.attention import (
     AttentionSteps,
     FloatArray,
     RowStats,
+    _frozen,
     attention,
     padding_mask,
 )
@@ -125,8 +126,8 @@ def run_lab(
         row_sum_error=float(np.abs(attending - 1.0).max(initial=0.0)),
         per_head=tuple(per_head),
         head=head,
-        mean_weights=np.mean([s.weights for s in per_head], axis=0),
-        output=np.hstack([s.output for s in per_head]),
+        mean_weights=_frozen(np.mean([s.weights for s in per_head], axis=0)),
+        output=_frozen(np.hstack([s.output for s in per_head])),
         projection=projection,
         repeats=repeated_rows(tokens, steps.weights),
     )

@@ -3,12 +3,23 @@
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, TypeVar
 
 import numpy as np
 import numpy.typing as npt
 
 from viz_core.attention import FloatArray, row_stats, softmax
+
+_Result = TypeVar("_Result")
+
+
+def _read_only(result: _Result) -> _Result:
+    """Make every array field of a frozen result read-only: results are shared between sessions."""
+    for name in getattr(result, "__dataclass_fields__", {}):
+        value = getattr(result, name)
+        if isinstance(value, np.ndarray):
+            value.setflags(write=False)
+    return result
 
 Distribution = Literal["normal", "uniform"]
 DISTRIBUTIONS: tuple[Distribution, ...] = ("normal", "uniform")
@@ -53,7 +64,7 @@ def softmax_breakdown(values: Sequence[float], divisor: float = 1.0) -> SoftmaxB
         naive_exps = np.exp(scaled)
         naive_total = float(naive_exps.sum())
         naive_probs = naive_exps / naive_total
-    return SoftmaxBreakdown(
+    result = SoftmaxBreakdown(
         x=x,
         divisor=float(divisor),
         scaled=scaled,
@@ -65,6 +76,7 @@ def softmax_breakdown(values: Sequence[float], divisor: float = 1.0) -> SoftmaxB
         naive_probs=naive_probs,
         naive_total=naive_total,
     )
+    return _read_only(result)
 
 
 def softmax_jacobian(p: npt.ArrayLike) -> FloatArray:
@@ -132,6 +144,7 @@ def sample_dot_products(
         q = _draw(rng, (stop - start, d), distribution)  # (rows, d)
         k = _draw(rng, (stop - start, d), distribution)  # (rows, d)
         dots[start:stop] = np.einsum("ij,ij->i", q, k)  # one q·k per row
+    dots.setflags(write=False)
     return dots
 
 
@@ -167,7 +180,7 @@ def dot_product_variance(
         dots = sample_dot_products(d, samples, distribution, seed + i, max_floats)
         var_raw[i] = dots.var()
         var_scaled[i] = (dots / math.sqrt(d)).var()
-    return VarianceExperiment(
+    result = VarianceExperiment(
         ds=tuple(int(d) for d in ds),
         distribution=distribution,
         samples=samples,
@@ -175,6 +188,7 @@ def dot_product_variance(
         var_scaled=var_scaled,
         entry_variance=1.0 if distribution == "normal" else 1.0 / 3.0,
     )
+    return _read_only(result)
 
 
 @dataclass(frozen=True)
@@ -223,7 +237,7 @@ def saturation(
             stats["max"][i] = rows.max_weight.mean()
             stats["entropy"][i] = rows.entropy.mean()
             stats["gradient"][i] = jacobian_norm(weights).mean()
-    return Saturation(
+    result = Saturation(
         ds=tuple(int(d) for d in ds),
         n=n,
         max_raw=raw_stats["max"],
@@ -233,6 +247,7 @@ def saturation(
         gradient_raw=raw_stats["gradient"],
         gradient_scaled=scaled_stats["gradient"],
     )
+    return _read_only(result)
 
 
 @dataclass(frozen=True)
@@ -257,4 +272,4 @@ def sharpening(ds: Sequence[int] = EXPERIMENT_DS, n: int = 9, seed: int = 0) -> 
         scores = k[:, :d] @ q[:d]  # (n,)
         raw[i] = softmax(scores)
         scaled[i] = softmax(scores / math.sqrt(d))
-    return Sharpening(ds=tuple(int(d) for d in ds), raw=raw, scaled=scaled)
+    return _read_only(Sharpening(ds=tuple(int(d) for d in ds), raw=raw, scaled=scaled))

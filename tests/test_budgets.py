@@ -1,0 +1,194 @@
+"""No setting a link can ask for may take the server down: memory, payload and cache budgets.
+
+Each page's core call runs at the heaviest setting its controls or URL allow, under tracemalloc
+(numpy reports its buffers to it). Time is measured in bench/, not here: it depends on the machine.
+"""
+
+import tracemalloc
+
+import numpy as np
+import pytest
+from conftest import open_app
+
+from ui.kit import cache
+from ui.kit.cache import ByteCache, arrays, kept_bytes
+from viz_core import D_MAX, MAX_HEADS, MAX_TOKENS, run_lab
+
+MB = 1 << 20
+REQUEST_MB = 150  # extra peak memory of one request
+FIGURES_KB = 500  # figure JSON sent per rerun
+ALL_CACHES_MB = 200  # every shared cache together
+# 40 different characters: more than the 32-token cap, so the cap and the padding both apply.
+LONG_TEXT = "".join(chr(0x4E00 + 7 * i) for i in range(40))
+HEAVIEST_LAB = {
+    "text": LONG_TEXT,
+    "special": True,
+    "d": D_MAX,
+    "heads": MAX_HEADS,
+    "head": MAX_HEADS - 1,
+    "mask": "padding",
+    "seed": 123456789,
+    "temperature": 0.05,
+}
+
+
+def peak_mb(call):
+    """Run ``call()``; return its result and the peak of memory allocated during it, in MB."""
+    tracemalloc.start()
+    try:
+        result = call()
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    return result, peak / MB
+
+
+@pytest.mark.parametrize("source", ["random", "embedding"])
+def test_heaviest_lab_call_stays_within_the_request_budget(source):
+    """d = 8192, 64 heads, 32 tokens + padding: under 150 MB at its peak, under 40 MB kept."""
+    result, peak = peak_mb(lambda: run_lab(**HEAVIEST_LAB, source=source))
+    assert len(result.tokens) > MAX_TOKENS  # capped to 32, then padded
+    assert peak < REQUEST_MB, f"run_lab peaked at {peak:.0f} MB"
+    assert kept_bytes(result) < 40 * MB, f"the result keeps {kept_bytes(result) / MB:.0f} MB"
+
+
+def test_embedding_width_does_not_grow_with_d():
+    """X is n × d_model and each W is d_model × d: memory grows with d, not with d²."""
+    result = run_lab("我喜欢人工智能", d=D_MAX, source="embedding")
+    projection = result.projection
+    assert projection is not None
+    d_model = projection.x.shape[1]
+    assert d_model <= 128
+    assert projection.w_q.shape == (d_model, D_MAX) and projection.q.shape == (9, D_MAX)
+    np.testing.assert_allclose(projection.q, projection.x @ projection.w_q)
+    assert abs(projection.q.var() - 1) < 0.1  # W ~ N(0, 1/d_model) keeps unit variance
+
+
+def test_every_array_of_a_cached_lab_result_is_read_only():
+    """The lab's result is shared by every session: no array reachable from it can be written."""
+    result = run_lab(**HEAVIEST_LAB, source="embedding")
+    found = arrays(result)
+    assert len(found) > 64 * 5  # every head's steps, the projections, the stats
+    writable = [a.shape for a in found if a.flags.writeable]
+    assert not writable, f"writable arrays in the result: {writable[:5]}"
+
+
+def test_lesson_results_are_read_only():
+    """Lesson results are shared between sessions too."""
+    from ui.scaling_page import dot_samples, saturation_curves, sharpening_rows, variance_experiment
+    from ui.softmax_page import compute
+
+    results = [
+        dot_samples(64, "normal"),
+        saturation_curves("uniform"),
+        sharpening_rows(),
+        variance_experiment("uniform"),
+        compute((1.0, 2.0), 1.0),
+    ]
+    for result in results:
+        assert all(not a.flags.writeable for a in arrays(result)), type(result).__name__
+
+
+def test_heaviest_scaling_calls_stay_within_the_budget():
+    """The √d lesson at d = 8192, both distributions: every core call under 150 MB at its peak."""
+    from viz_core import dot_product_variance, sample_dot_products, saturation, sharpening
+
+    calls = [
+        lambda: dot_product_variance(samples=2000, distribution="uniform"),
+        lambda: sample_dot_products(D_MAX, 2000, "uniform"),
+        lambda: saturation(n=9, trials=200, distribution="normal"),
+        lambda: sharpening(n=9),
+    ]
+    for call in calls:
+        result, peak = peak_mb(call)
+        assert peak < REQUEST_MB
+        assert kept_bytes(result) < MB
+
+
+def test_heaviest_softmax_and_quiz_calls_are_small():
+    """Twelve numbers of a million, and a quiz: a few kilobytes."""
+    from viz_core import make_quiz, softmax_breakdown
+
+    for call in [lambda: softmax_breakdown([1e6] * 12, 0.001), lambda: make_quiz(2**31 - 1)]:
+        result, peak = peak_mb(call)
+        assert peak < 1 and kept_bytes(result) < 64 * 1024
+
+
+def test_byte_cache_drops_the_oldest_results_past_its_budget():
+    """Three 1 MB results in a 2.5 MB cache: the first is dropped; a 3 MB result is not kept."""
+    store = ByteCache("test", int(2.5 * MB))
+    calls = []
+
+    def make(size_mb):
+        calls.append(size_mb)
+        return np.zeros(size_mb * MB // 8)
+
+    for key in "abc":
+        store.get(key, lambda: make(1))
+    assert len(store) == 2 and store.total == 2 * MB
+    store.get("b", lambda: make(1))  # still cached: no new call
+    assert calls == [1, 1, 1]
+    store.get("a", lambda: make(1))  # dropped earlier: computed again
+    assert calls == [1, 1, 1, 1]
+    store.get("huge", lambda: make(3))
+    assert "huge" not in store._entries and store.total <= 2.5 * MB
+
+
+def test_kept_bytes_counts_a_shared_buffer_once():
+    """Views into one stacked array (the heads) are one block of memory, not one per view."""
+    stack = np.zeros((8, 100, 100))
+    views = [stack[h] for h in range(8)]
+    assert kept_bytes(views) == stack.nbytes
+    assert kept_bytes(np.broadcast_to(np.True_, (4096, 4096))) == 1
+
+
+def test_all_caches_together_are_bounded():
+    """Every page's shared cache is declared with a byte budget; together at most 200 MB."""
+    import ui.quiz_page
+    import ui.scaling_page
+    import ui.softmax_page  # noqa: F401
+    from ui.common import compute_lab
+
+    assert compute_lab.cache in cache.CACHES
+    assert len(cache.CACHES) >= 7
+    assert cache.budget_bytes() <= ALL_CACHES_MB * MB
+
+
+def test_the_lab_cache_stays_within_its_budget_whatever_arrives():
+    """Twelve different heaviest settings: the lab cache never keeps more than its budget."""
+    from ui.common import LAB_CACHE_MB, compute_lab
+
+    for seed in range(12):
+        compute_lab(**{**HEAVIEST_LAB, "seed": seed, "source": "embedding"})
+        assert compute_lab.cache.total <= LAB_CACHE_MB * MB
+    assert 1 <= len(compute_lab.cache) < 12
+
+
+def figure_bytes(at):
+    """Bytes of figure JSON a rerun sends."""
+    return sum(len(chart.proto.spec) for chart in at.get("plotly_chart"))
+
+
+@pytest.mark.parametrize("source", ["random", "embedding"])
+def test_heaviest_lab_url_sends_at_most_500_kb_of_figures(source):
+    """The heaviest link a student can make: the figures of one rerun fit the payload budget."""
+    query = {key: str(value).lower() for key, value in HEAVIEST_LAB.items()} | {"source": source}
+    at = open_app(**query)
+    assert at.query_params["heads"] == str(MAX_HEADS)
+    sent = figure_bytes(at)
+    assert sent < FIGURES_KB * 1000, f"{sent / 1000:.0f} kB of figures"
+
+
+@pytest.mark.parametrize(
+    ("page", "query"),
+    [
+        ("scaling", {"d": str(D_MAX), "distribution": "uniform"}),
+        ("softmax", {"values": ",".join(["1000000"] * 12), "divisor": "0.001"}),
+        ("steps", {**{k: str(v).lower() for k, v in HEAVIEST_LAB.items()}, "step": "4"}),
+        ("quiz", {"quiz_seed": str(2**31 - 1)}),
+    ],
+)
+def test_heaviest_lesson_urls_send_at_most_500_kb_of_figures(page, query):
+    """Every lesson page at its heaviest link sends under 500 kB of figures per rerun."""
+    at = open_app(page, **query)
+    assert figure_bytes(at) < FIGURES_KB * 1000

@@ -1,0 +1,1 @@
+"""What every page shares and that knows no page."""

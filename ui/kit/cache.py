@@ -1,0 +1,139 @@
+"""Core results shared by every session of the server, bounded in bytes rather than in entries.
+
+A Streamlit server is one process for a whole class: a cache sized in entries holds 16 small
+results or 16 huge ones alike. These caches count the bytes each result keeps and drop the least
+recently used results until their total is within budget. Results must be immutable (frozen
+dataclasses of read-only arrays), since every session gets the same object.
+"""
+
+import dataclasses
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
+from typing import Any, ParamSpec, TypeVar
+
+import numpy as np
+
+R = TypeVar("R")
+P = ParamSpec("P")
+MB = 1 << 20
+
+
+def _owner(array: np.ndarray) -> np.ndarray:
+    """The array that owns the memory behind a view."""
+    while isinstance(array.base, np.ndarray):
+        array = array.base
+    return array
+
+
+def _walk(value: object, seen: set[int]) -> int:
+    """Bytes of the arrays reachable from ``value`` not already counted in ``seen``."""
+    if isinstance(value, np.ndarray):
+        owner = _owner(value)
+        if id(owner) in seen:
+            return 0
+        seen.add(id(owner))
+        # A broadcast view (a mask of all True) owns a few bytes however large it looks.
+        return int(owner.nbytes) if owner.strides.count(0) == 0 else int(owner.itemsize)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        fields = (getattr(value, f.name) for f in dataclasses.fields(value))
+        return sum(_walk(field, seen) for field in fields)
+    if isinstance(value, dict):
+        return sum(_walk(item, seen) for item in value.values())
+    if isinstance(value, list | tuple):
+        return sum(_walk(item, seen) for item in value)
+    return 0
+
+
+def kept_bytes(value: object) -> int:
+    """Bytes of every array a result keeps alive, each memory block counted once."""
+    return _walk(value, set())
+
+
+def arrays(value: object) -> list[np.ndarray]:
+    """Every array reachable from a result (dataclass fields, tuples, lists, dict values)."""
+    found: list[np.ndarray] = []
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, np.ndarray):
+            found.append(item)
+        elif dataclasses.is_dataclass(item) and not isinstance(item, type):
+            stack += [getattr(item, f.name) for f in dataclasses.fields(item)]
+        elif isinstance(item, dict):
+            stack += list(item.values())
+        elif isinstance(item, list | tuple):
+            stack += list(item)
+    return found
+
+
+class ByteCache:
+    """A least-recently-used cache whose results together keep at most ``max_bytes``."""
+
+    def __init__(self, name: str, max_bytes: int) -> None:
+        self.name = name
+        self.max_bytes = max_bytes
+        self.total = 0
+        self._entries: OrderedDict[Hashable, tuple[Any, int]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: Hashable, compute: Callable[[], R]) -> R:
+        """The cached result for ``key``, computing (outside the lock) and storing it if new."""
+        with self._lock:
+            if key in self._entries:
+                self._entries.move_to_end(key)
+                return self._entries[key][0]  # type: ignore[no-any-return]
+        result = compute()
+        size = kept_bytes(result)
+        if size > self.max_bytes:
+            return result  # too large to keep: served once, never cached
+        with self._lock:
+            if key not in self._entries:
+                self._entries[key] = (result, size)
+                self.total += size
+            while self.total > self.max_bytes:
+                _, (_, dropped) = self._entries.popitem(last=False)
+                self.total -= dropped
+        return result
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def clear(self) -> None:
+        """Forget every result."""
+        with self._lock:
+            self._entries.clear()
+            self.total = 0
+
+
+CACHES: list[ByteCache] = []
+
+
+def shared(max_mb: int) -> Callable[[Callable[P, R]], Callable[P, R]]:
+    """Decorate a pure core call taking keyword arguments: one result per argument set, shared
+    by every session, within ``max_mb`` megabytes for this function."""
+
+    def wrap(function: Callable[P, R]) -> Callable[P, R]:
+        cache = ByteCache(function.__qualname__, max_mb * MB)
+        CACHES.append(cache)
+
+        def cached(*args: P.args, **kwargs: P.kwargs) -> R:
+            key = (args, tuple(sorted(kwargs.items())))
+            return cache.get(key, lambda: function(*args, **kwargs))
+
+        cached.__doc__ = function.__doc__
+        cached.cache = cache  # type: ignore[attr-defined]
+        return cached
+
+    return wrap
+
+
+def budget_bytes() -> int:
+    """What all the shared caches together may keep."""
+    return sum(cache.max_bytes for cache in CACHES)
+
+
+def clear_all() -> None:
+    """Empty every shared cache (tests start from a clean server)."""
+    for cache in CACHES:
+        cache.clear()

@@ -99,6 +99,62 @@ def pages(quick: bool) -> None:
         print(f"{page} | {seconds:.3f} | {seconds / yardstick:.2f}")
 
 
+HEAVIEST = {
+    "lab": ({"text": "".join(chr(0x4E00 + 7 * i) for i in range(40)), "d": "8192",
+             "heads": "64", "head": "63", "source": "embedding", "mask": "padding",
+             "temperature": "0.05"}, "seed", [11, 12, 13]),
+    "steps": ({"text": "".join(chr(0x4E00 + 7 * i) for i in range(40)), "d": "8192",
+               "heads": "64", "head": "63", "source": "embedding", "mask": "padding"},
+              None, []),
+    "scaling": ({"d": "8192", "distribution": "uniform"}, "d", [8191, 8190, 8189]),
+    "softmax": ({"values": ",".join(["1000000"] * 12), "divisor": "0.001"}, None, []),
+    "quiz": ({"quiz_seed": str(2**31 - 1)}, None, []),
+}
+
+
+def heaviest_time(page: str) -> tuple[float, float, float]:
+    """Script seconds of one page at its heaviest URL: a setting never computed before (cold)
+    and a plain rerun (warm), each the median of three."""
+    from streamlit.testing.v1 import AppTest
+
+    query, key, cold_values = HEAVIEST[page]
+    at = AppTest.from_file(APP, default_timeout=120)
+    for name, value in query.items():
+        at.query_params[name] = value
+    at.run()  # the lab first, as AppTest always starts there
+    if page != "lab":
+        for name in list(at.query_params):
+            del at.query_params[name]
+        for name, value in query.items():
+            at.query_params[name] = value
+        at.switch_page(f"ui/pages/{page}.py").run()
+    cold = []
+    for value in cold_values:
+        widget = at.number_input(key=key)
+        widget.set_value(value)
+        start = time.perf_counter()
+        at.run()
+        cold.append(time.perf_counter() - start)
+    warm = []
+    for _ in range(3):
+        start = time.perf_counter()
+        at.run()
+        warm.append(time.perf_counter() - start)
+    assert not at.exception, [e.value for e in at.exception]
+    figures_kb = sum(len(c.proto.spec) for c in at.get("plotly_chart")) / 1e3
+    return (statistics.median(cold) if cold else float("nan")), statistics.median(warm), figures_kb
+
+
+def heaviest(quick: bool) -> None:
+    print("\n## Each page at its heaviest URL (AppTest; budget: 1 s of script, 500 kB of figures)")
+    print("page | cold s (new setting) | warm s | figures kB | within budget")
+    for page in HEAVIEST:
+        cold, warm, kb = heaviest_time(page)
+        worst = max(cold, warm) if cold == cold else warm
+        verdict = "met" if worst <= 1.0 and kb <= 500 else "NOT MET"
+        print(f"{page} | {cold:.3f} | {warm:.3f} | {kb:.0f} | {verdict}")
+
+
 def browser(quick: bool) -> None:
     from playwright.sync_api import sync_playwright
 
@@ -191,13 +247,18 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="fewer sizes and runs")
     parser.add_argument(
         "--parts",
-        default="core,pages,browser,experiment",
-        help="comma-separated: core, pages, browser, experiment",
+        default="core,pages,heaviest,browser,experiment",
+        help="comma-separated: core, pages, heaviest, browser, experiment",
     )
     args = parser.parse_args()
     parts = set(args.parts.split(","))
     print(f"# Benchmark, {time.strftime('%Y-%m-%d')}, {Path('/proc/cpuinfo').exists() and _cpu()}")
-    for name, part in [("core", core), ("pages", pages), ("browser", browser)]:
+    for name, part in [
+        ("core", core),
+        ("pages", pages),
+        ("heaviest", heaviest),
+        ("browser", browser),
+    ]:
         if name in parts:
             part(args.quick)
     if "experiment" in parts:

@@ -12,7 +12,7 @@ from ui.kit.cache import shared
 from ui.strings import STRINGS, t
 from viz_core import LabResult, is_special, run_lab
 
-LAB_CACHE_MB = 120  # the heaviest lab result keeps about 25 MB: four of them, or hundreds of 9×9
+LAB_CACHE_MB = 64  # the heaviest lab result keeps 15 MB: four of those, or a thousand 9 × 9 ones
 
 CSS = """<style>
 .chips{display:flex;flex-wrap:wrap;gap:6px;margin:4px 0 8px}

@@ -274,7 +274,7 @@ def projection_views(result: LabResult, lang: str) -> None:
     assert projection is not None
     plus = t("projection_plus", lang) if projection.positions is not None else ""
     with st.expander(t("projection_title", lang)):
-        d_model, d = projection.w_q.shape
+        d_model, d = projection.x.shape[1], projection.q.shape[1]
         safe_text(t("projection_why", lang, plus=plus, d_model=d_model, d=d))
         dims = min(OUTPUT_DIMS, projection.x.shape[1])
         labels = tuple(str(j) for j in range(dims))

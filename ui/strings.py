@@ -752,9 +752,18 @@ STRINGS.update(
             "en": " + positions (÷ √1.5 to keep variance 1)",
         },
         "matrix_x": {"zh": "X（输入）", "en": "X (input)"},
-        "matrix_w_q": {"zh": "W_Q", "en": "W_Q"},
-        "matrix_w_k": {"zh": "W_K", "en": "W_K"},
-        "matrix_w_v": {"zh": "W_V", "en": "W_V"},
+        "matrix_w_q": {
+            "zh": "W_Q（前 8 列；d ≤ 8 时为全部）",
+            "en": "W_Q, first 8 columns (all when d ≤ 8)",
+        },
+        "matrix_w_k": {
+            "zh": "W_K（前 8 列；d ≤ 8 时为全部）",
+            "en": "W_K, first 8 columns (all when d ≤ 8)",
+        },
+        "matrix_w_v": {
+            "zh": "W_V（前 8 列；d ≤ 8 时为全部）",
+            "en": "W_V, first 8 columns (all when d ≤ 8)",
+        },
         "repeats_title": {"zh": "重复的字", "en": "Repeated characters"},
         "repeats_same": {
             "zh": "“{token}” 出现在位置 {places}：它们的权重行完全相同。没有位置信息，"

@@ -18,6 +18,7 @@ from viz_core.attention import (
 from viz_core.qkv import D_MAX, D_MIN
 
 MAX_HEADS = 64
+W_SHOWN = 8  # columns of each W kept in the result: the page shows the first 8
 D_MODEL = 64  # embedding width: fixed, so W is d_model × d and memory grows with d, not d²
 
 
@@ -84,7 +85,9 @@ class Projection:
     embeddings: FloatArray  # (n, d_model), one seeded vector per character, entries ~ N(0, 1)
     positions: FloatArray | None  # (n, d_model) sinusoidal encoding, or None when positions are off
     x: FloatArray  # (n, d_model), (E + PE) / √1.5 with positions, else E: entries of variance ≈ 1
-    w_q: FloatArray  # (d_model, d), entries ~ N(0, 1/d_model), so X·W keeps unit variance
+    # W_Q, W_K, W_V are d_model × d with entries ~ N(0, 1/d_model); only their first 8 columns,
+    # what the page shows, are kept: (d_model, min(d, 8)). All of them are 12 MB at d = 8192.
+    w_q: FloatArray
     w_k: FloatArray
     w_v: FloatArray
     q: FloatArray  # (n, d)
@@ -114,7 +117,13 @@ def embed_qkv(
     # sin² + cos² = 1 per pair of columns, so PE adds variance 1/2 on average: rescale to 1.
     x = (embeddings + positions) / math.sqrt(1.5) if positions is not None else embeddings
     rng = np.random.default_rng([seed, 1])  # the weights do not depend on the sentence
-    w_q, w_k, w_v = rng.standard_normal((3, d_model, d)) / math.sqrt(d_model)
+    projected, shown = [], []
+    for _ in range(3):  # one W at a time: only its first columns outlive the loop
+        weights = _weights(rng, d_model, d)
+        projected.append(x @ weights)  # (n, d_model) x (d_model, d) -> (n, d)
+        shown.append(weights[:, :W_SHOWN].copy())
+    q, k, v = projected
+    w_q, w_k, w_v = shown
     return Projection(
         embeddings=_frozen(embeddings),
         positions=None if positions is None else _frozen(positions),
@@ -122,7 +131,13 @@ def embed_qkv(
         w_q=_frozen(w_q),
         w_k=_frozen(w_k),
         w_v=_frozen(w_v),
-        q=_frozen(x @ w_q),  # (n, d_model) x (d_model, d) -> (n, d)
-        k=_frozen(x @ w_k),
-        v=_frozen(x @ w_v),
+        q=_frozen(q),
+        k=_frozen(k),
+        v=_frozen(v),
     )
+
+
+def _weights(rng: np.random.Generator, d_model: int, d: int) -> FloatArray:
+    """A d_model × d projection with entries ~ N(0, 1/d_model), so X·W keeps unit variance."""
+    weights: FloatArray = rng.standard_normal((d_model, d)) / math.sqrt(d_model)
+    return weights

@@ -15,6 +15,10 @@ from typing import Any, ParamSpec, TypeVar
 import numpy as np
 
 R = TypeVar("R")
+# At most two core computations at once across every session: the server has a core or two, so
+# more at once only multiplies the memory in use (twenty students asking together once needed a
+# gigabyte); the rest wait their turn for a fraction of a second each.
+COMPUTING = threading.BoundedSemaphore(2)
 P = ParamSpec("P")
 MB = 1 << 20
 
@@ -77,13 +81,23 @@ class ByteCache:
         self._entries: OrderedDict[Hashable, tuple[Any, int]] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, key: Hashable, compute: Callable[[], R]) -> R:
-        """The cached result for ``key``, computing (outside the lock) and storing it if new."""
+    def _hit(self, key: Hashable) -> tuple[bool, Any]:
         with self._lock:
-            if key in self._entries:
-                self._entries.move_to_end(key)
-                return self._entries[key][0]  # type: ignore[no-any-return]
-        result = compute()
+            if key not in self._entries:
+                return False, None
+            self._entries.move_to_end(key)
+            return True, self._entries[key][0]
+
+    def get(self, key: Hashable, compute: Callable[[], R]) -> R:
+        """The cached result for ``key``; if new, computed (two at a time at most) and stored."""
+        found, result = self._hit(key)
+        if found:
+            return result  # type: ignore[no-any-return]
+        with COMPUTING:
+            found, result = self._hit(key)  # a session that waited may find it computed
+            if found:
+                return result  # type: ignore[no-any-return]
+            result = compute()
         size = kept_bytes(result)
         if size > self.max_bytes:
             return result  # too large to keep: served once, never cached

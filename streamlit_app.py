@@ -2,9 +2,9 @@
 
 import streamlit as st
 
-from ui import state
-from ui.params import LANGS
-from ui.strings import t
+from ui.kit import state
+from ui.kit.settings import LANGS
+from ui.kit.text import t
 
 link_notes = state.init_lang() + state.init_present()
 st.set_page_config(
@@ -29,10 +29,10 @@ lang = state.lang()
 state.show_notes(link_notes)
 
 pages = [
-    st.Page("ui/pages/lab.py", title=t("nav_lab", lang), icon="🔬", url_path="lab", default=True),
-    st.Page("ui/pages/softmax.py", title=t("nav_softmax", lang), icon="📊", url_path="softmax"),
-    st.Page("ui/pages/scaling.py", title=t("nav_scaling", lang), icon="📏", url_path="scaling"),
-    st.Page("ui/pages/steps.py", title=t("nav_steps", lang), icon="👣", url_path="steps"),
-    st.Page("ui/pages/quiz.py", title=t("nav_quiz", lang), icon="✅", url_path="quiz"),
+    st.Page("ui/lab/page.py", title=t("nav_lab", lang), icon="🔬", url_path="lab", default=True),
+    st.Page("ui/softmax/page.py", title=t("nav_softmax", lang), icon="📊", url_path="softmax"),
+    st.Page("ui/scaling/page.py", title=t("nav_scaling", lang), icon="📏", url_path="scaling"),
+    st.Page("ui/steps/page.py", title=t("nav_steps", lang), icon="👣", url_path="steps"),
+    st.Page("ui/quiz/page.py", title=t("nav_quiz", lang), icon="✅", url_path="quiz"),
 ]
 st.navigation(pages).run()

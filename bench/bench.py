@@ -78,7 +78,7 @@ def script_time(path: str, page: str | None, runs: int) -> float:
     at = AppTest.from_file(path, default_timeout=120)
     at.run()
     if page:
-        at.switch_page(f"ui/pages/{page}.py").run()
+        at.switch_page(f"ui/{page}/page.py").run()
     times = []
     for _ in range(runs):
         start = time.perf_counter()
@@ -127,7 +127,7 @@ def heaviest_time(page: str) -> tuple[float, float, float]:
             del at.query_params[name]
         for name, value in query.items():
             at.query_params[name] = value
-        at.switch_page(f"ui/pages/{page}.py").run()
+        at.switch_page(f"ui/{page}/page.py").run()
     cold = []
     for value in cold_values:
         widget = at.number_input(key=key)

@@ -69,7 +69,7 @@ def open_app(page="lab", **query):
             del at.query_params[key]
         for key, value in query.items():
             at.query_params[key] = value
-        at.switch_page(f"ui/pages/{page}.py").run()
+        at.switch_page(f"ui/{page}/page.py").run()
     assert not at.exception, [e.value for e in at.exception]
     return at
 

@@ -77,8 +77,8 @@ def test_every_array_of_a_cached_lab_result_is_read_only():
 
 def test_lesson_results_are_read_only():
     """Lesson results are shared between sessions too."""
-    from ui.scaling_page import dot_samples, saturation_curves, sharpening_rows, variance_experiment
-    from ui.softmax_page import compute
+    from ui.scaling.body import dot_samples, saturation_curves, sharpening_rows, variance_experiment
+    from ui.softmax.body import compute
 
     results = [
         dot_samples(64, "normal"),
@@ -146,10 +146,10 @@ def test_kept_bytes_counts_a_shared_buffer_once():
 
 def test_all_caches_together_are_bounded():
     """Every page's shared cache is declared with a byte budget; together at most 200 MB."""
-    import ui.quiz_page
-    import ui.scaling_page
-    import ui.softmax_page  # noqa: F401
-    from ui.common import compute_lab
+    import ui.quiz.body
+    import ui.scaling.body
+    import ui.softmax.body  # noqa: F401
+    from ui.lab.compute import compute_lab
 
     assert compute_lab.cache in cache.CACHES
     assert len(cache.CACHES) >= 7
@@ -158,7 +158,7 @@ def test_all_caches_together_are_bounded():
 
 def test_the_lab_cache_stays_within_its_budget_whatever_arrives():
     """Twelve different heaviest settings: the lab cache never keeps more than its budget."""
-    from ui.common import LAB_CACHE_MB, compute_lab
+    from ui.lab.compute import LAB_CACHE_MB, compute_lab
 
     for seed in range(12):
         compute_lab(**{**HEAVIEST_LAB, "seed": seed, "source": "embedding"})

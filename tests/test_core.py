@@ -351,3 +351,19 @@ def test_contributions_sum_to_the_output_row():
     assert contributions.shape == (9, 64)
     assert_allclose(contributions.sum(axis=0), steps.output[2], rtol=1e-12, atol=1e-15)
     assert_allclose(contributions[1], steps.weights[2, 1] * steps.v[1])
+
+
+def test_each_mask_vocabulary_lists_exactly_what_its_function_accepts():
+    """attention() takes the names in ATTENTION_MASKS (padding needs the tokens, so it is an
+    array there); run_lab takes those in MASK_KINDS. Every listed name works; others are refused
+    with a message that lists the accepted ones."""
+    from viz_core import ATTENTION_MASKS, MASK_KINDS
+
+    q = np.eye(3)
+    for kind in ATTENTION_MASKS:
+        attention(q, q, q, mask=kind)
+    for kind in MASK_KINDS:
+        run_lab("我爱你", mask=kind)
+    for kind in set(MASK_KINDS) - set(ATTENTION_MASKS):
+        with pytest.raises(ValueError, match="use None, 'none', 'causal'"):
+            attention(q, q, q, mask=kind)

@@ -7,7 +7,8 @@ import pytest
 from conftest import decode
 from numpy.testing import assert_allclose, assert_array_equal
 
-from ui import figures
+from ui.kit import figures
+from ui.lab import figures as lab_figures
 from viz_core import run_lab
 
 
@@ -118,7 +119,7 @@ def test_selected_row_is_outlined():
 def test_row_bars_first_trace_is_the_chosen_setting():
     """row_bars: trace 0 is the chosen scaling's row, trace 1 the other, names in the language."""
     result = run_lab("我喜欢", scale=False)
-    fig = figures.row_bars(
+    fig = lab_figures.row_bars(
         result.steps.weights[1], result.contrast.weights[1], result.tokens, scaled=False, lang="zh"
     )
     assert_array_equal(fig.data[0].y, result.steps.weights[1])
@@ -129,7 +130,7 @@ def test_contributions_add_up_to_the_output():
     """The weighted-sum figure's rows add up to its last row, the output (first dims only)."""
     result = run_lab("我喜欢人工智能")
     steps = result.steps
-    fig = figures.contributions_heatmap(
+    fig = lab_figures.contributions_heatmap(
         steps.contributions(2), steps.output[2], steps.weights[2], result.tokens, lang="en", dims=8
     )
     z = np.asarray(heatmap_trace(fig).z)
@@ -141,7 +142,7 @@ def test_contributions_add_up_to_the_output():
 def test_small_multiples_have_one_panel_per_row():
     """row_multiples: n bar traces, each a row of the weights."""
     weights = run_lab("我爱我家").steps.weights
-    fig = figures.row_multiples(weights, ("[CLS]", "我", "爱", "我", "家", "[SEP]"), lang="en")
+    fig = lab_figures.row_multiples(weights, ("[CLS]", "我", "爱", "我", "家", "[SEP]"), lang="en")
     assert len(fig.data) == 6
     for i, trace in enumerate(fig.data):
         assert_array_equal(trace.y, weights[i])

@@ -1,5 +1,6 @@
 """Project rules checked by the test command: a pure core, typed, lint-clean."""
 
+import ast
 import subprocess
 import sys
 
@@ -39,3 +40,67 @@ def test_ruff_is_clean():
         [sys.executable, "-m", "ruff", "check", "."], cwd=ROOT, capture_output=True, text=True
     )
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def python_files(*folders):
+    """Every .py file below the given project folders."""
+    return [path for folder in folders for path in sorted((ROOT / folder).rglob("*.py"))]
+
+
+def test_no_function_is_longer_than_40_lines():
+    """Every function in viz_core/ and ui/, from its def to its last line, has ≤ 40 lines."""
+    long = []
+    for path in python_files("viz_core", "ui"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                lines = node.end_lineno - node.lineno + 1
+                if lines > 40:
+                    long.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.name} ({lines})")
+    assert long == []
+
+
+def imported_modules(path):
+    """The modules a file imports, as dotted names (``from a import b`` gives a and a.b)."""
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names |= {node.module} | {f"{node.module}.{alias.name}" for alias in node.names}
+    return names
+
+
+PAGES = ("lab", "softmax", "scaling", "steps", "quiz")
+# What one page may use of another: its settings and its cached computation, never its body.
+SHAREABLE = {"settings", "compute"}
+
+
+def may_import(folder, name):
+    """Whether a file of ui/<folder>/ may import the module ``name``."""
+    parts = name.split(".")
+    if parts[0] != "ui" or parts[1] in ("kit", folder):
+        return True
+    return folder != "kit" and len(parts) >= 3 and parts[2] in SHAREABLE
+
+
+def test_a_page_imports_only_the_kit_the_core_and_other_pages_settings():
+    """ui/<page>/ imports ui.kit, viz_core, and of another page only its settings or compute;
+    ui/kit/ imports no page at all."""
+    wrong = [
+        f"{path.relative_to(ROOT)} imports {name}"
+        for path in python_files("ui")
+        for name in imported_modules(path)
+        if not may_import(path.relative_to(ROOT / "ui").parts[0], name)
+    ]
+    assert wrong == []
+
+
+def test_the_app_entry_knows_pages_only_by_their_files():
+    """streamlit_app.py imports the kit only; each page is a file given to st.Page."""
+    names = imported_modules(ROOT / "streamlit_app.py")
+    assert {name for name in names if name.startswith("ui.")} <= {
+        name for name in names if name.startswith("ui.kit")
+    }
+    text = (ROOT / "streamlit_app.py").read_text(encoding="utf-8")
+    for page in PAGES:
+        assert f'"ui/{page}/page.py"' in text

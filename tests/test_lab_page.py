@@ -8,7 +8,7 @@ from conftest import APP, chart_keys, decode, figure, markdown_texts
 from numpy.testing import assert_array_equal
 from streamlit.testing.v1 import AppTest
 
-from ui.lab import row_from_selection
+from ui.lab.body import row_from_selection
 from viz_core import run_lab
 
 STAGE_CHARTS = ["scores_heatmap", "scaled_heatmap", "masked_heatmap", "weights_heatmap"]

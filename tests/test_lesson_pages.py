@@ -7,8 +7,8 @@ import pytest
 from conftest import chart_keys, decode, figure, markdown_texts, open_app
 from numpy.testing import assert_allclose
 
-from ui.softmax_page import PRESETS, article_check
-from viz_core import make_quiz, softmax, softmax_jacobian
+from ui.softmax.presets import PRESETS, article_check
+from viz_core import make_quiz, run_lab, softmax, softmax_jacobian
 
 
 def bar_y(at, key, trace=0):
@@ -32,11 +32,11 @@ def test_settings_survive_a_trip_through_the_lessons():
     at = open_app()
     at.number_input(key="d").set_value(768).run()
     at.text_input(key="text").set_value("我爱我家").run()
-    at.switch_page("ui/pages/scaling.py").run()
+    at.switch_page("ui/scaling/page.py").run()
     assert at.number_input(key="d").value == 768
-    at.switch_page("ui/pages/steps.py").run()
+    at.switch_page("ui/steps/page.py").run()
     assert at.query_params["text"] == "我爱我家" and at.query_params["d"] == "768"
-    at.switch_page("ui/pages/lab.py").run()
+    at.switch_page("ui/lab/page.py").run()
     assert at.text_input(key="text").value == "我爱我家"
     assert at.number_input(key="d").value == 768
 
@@ -189,6 +189,38 @@ def test_steps_use_the_settings_of_the_lab_link():
     weights = decode(heatmap["z"])
     assert weights.shape == (6, 6)
     assert (np.triu(weights, 1) == 0).all()
+
+
+def page_texts(at):
+    """Every text the page shows: Markdown, LaTeX and what it writes through st.html."""
+    return markdown_texts(at) + [element.proto.body for element in at.get("html")]
+
+
+@pytest.mark.parametrize(
+    ("query", "d_k", "shape"),
+    [
+        ({"d": "768", "heads": "12"}, 64, "9 \\times 64"),
+        ({"d": "1536", "heads": "16", "head": "3"}, 96, "9 \\times 96"),
+        ({"d": "100"}, 100, "9 \\times 100"),
+    ],
+)
+def test_steps_numbers_come_from_the_computation_not_the_url(query, d_k, shape):
+    """With heads, every head divides by √d_k, not by √d: step 3 says ÷ √d_k beside a matrix
+    divided by it, and steps 1 and 6 give the head's shapes (d_k columns, not d)."""
+    at = open_app("steps", step="3", lang="en", **query)
+    heads, head = int(query.get("heads", 1)), int(query.get("head", 0))
+    expected = run_lab("我喜欢人工智能", d=int(query["d"]), heads=heads, head=head)
+    (heatmap,) = [tr for tr in figure(at, "step_scaled")["data"] if tr["type"] == "heatmap"]
+    scaled = decode(heatmap["z"])
+    assert_allclose(scaled, expected.steps.scores / math.sqrt(d_k))
+    sqrt_d_k = f"{math.sqrt(d_k):.4g}"
+    assert any(f"√d = {sqrt_d_k}" in text for text in page_texts(at))
+    wrong = f"{math.sqrt(int(query['d'])):.4g}"
+    assert d_k == int(query["d"]) or not any(wrong in text for text in page_texts(at))
+    at.radio(key="step").set_value(1).run()
+    assert any(shape in text for text in page_texts(at)), page_texts(at)
+    at.radio(key="step").set_value(6).run()
+    assert any(f"9 × {d_k}" in text for text in page_texts(at))
 
 
 @pytest.mark.parametrize("step", ["0", "7", "-1", "two", "1e400"])

@@ -2,15 +2,8 @@
 
 import pytest
 
-from ui.params import (
-    MAX_TEXT_CHARS,
-    LabParams,
-    Note,
-    clamp_row,
-    locale_to_lang,
-    parse_lab,
-    parse_lang,
-)
+from ui.kit.settings import Note, locale_to_lang, parse_lang
+from ui.lab.settings import MAX_TEXT_CHARS, LabParams, clamp_row, parse_lab
 
 
 def test_empty_query_gives_the_defaults_and_no_notes():

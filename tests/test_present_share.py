@@ -11,8 +11,8 @@ import pytest
 from conftest import figure, open_app
 from numpy.testing import assert_allclose
 
-from ui.export import matrix_csv, state_zip
-from ui.lab import every_matrix
+from ui.lab.body import every_matrix
+from ui.lab.export import matrix_csv, state_zip
 from viz_core import run_lab
 
 
@@ -70,7 +70,7 @@ def test_presenter_mode_is_shared_by_every_page():
     """Turning presenter mode on in the lab keeps it on the lessons."""
     at = open_app()
     at.toggle(key="present").set_value(True).run()
-    at.switch_page("ui/pages/softmax.py").run()
+    at.switch_page("ui/softmax/page.py").run()
     assert at.query_params["present"] == "true"
 
 

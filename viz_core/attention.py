@@ -18,7 +18,9 @@ BoolArray = npt.NDArray[np.bool_]
 Mask = str | BoolArray | None  # None / "none", "causal", or True = may attend
 _Array = TypeVar("_Array", bound=npt.NDArray[np.generic])
 
-MASK_KINDS = ("none", "causal", "padding")
+# The mask names attention() and resolve_mask() accept as strings; None means "none" too. A
+# padding mask needs the tokens, so callers build it with padding_mask() and pass the array.
+ATTENTION_MASKS = ("none", "causal")
 
 
 def _read_only(x: npt.ArrayLike) -> FloatArray:
@@ -87,7 +89,8 @@ def resolve_mask(mask: Mask, n: int, m: int) -> BoolArray:
     if isinstance(mask, str):
         if mask == "causal":
             return causal_mask(n, m)
-        raise ValueError(f"Unknown mask {mask!r}: use None, 'causal' or a boolean array.")
+        names = ", ".join(repr(name) for name in ATTENTION_MASKS)
+        raise ValueError(f"Unknown mask {mask!r}: use None, {names} or a boolean (n, m) array.")
     allowed = np.asarray(mask)
     if allowed.dtype != np.bool_:
         raise ValueError("A mask array must be boolean: True where attention is allowed.")
@@ -189,15 +192,11 @@ def attend(
     per head, each holding read-only views into the stacked arrays.
     """
     d_k = q.shape[-1]
-    scores = q @ np.swapaxes(k, -1, -2)  # (h, n, d_k) x (h, d_k, m) -> (h, n, m)
     divisor = (math.sqrt(d_k) if scale else 1.0) * temperature
-    scaled = scores / divisor
-    masked = scaled if allowed.all() else np.where(allowed, scaled, -np.inf)
-    weights = softmax(masked, axis=-1)
-    output = weights @ v  # (h, n, m) x (h, m, d_v) -> (h, n, d_v)
-    stacks = [_frozen(x) for x in (scores, scaled, masked, weights, output)]
+    stacks = _stacked_steps(q, k, v, divisor, allowed)
     allowed = _frozen(allowed)
     if q.ndim == 2:
+        # One head: give it a head axis of 1, so the per-head split below serves both shapes.
         q, k, v, stacks = q[None], k[None], v[None], [x[None] for x in stacks]
     return [
         AttentionSteps(
@@ -216,6 +215,19 @@ def attend(
         )
         for h in range(q.shape[0])
     ]
+
+
+def _stacked_steps(
+    q: FloatArray, k: FloatArray, v: FloatArray, divisor: float, allowed: BoolArray
+) -> list[FloatArray]:
+    """Read-only scores, scaled, masked, weights and output, with q's leading head axis if any."""
+    scores = q @ np.swapaxes(k, -1, -2)  # (h, n, d_k) x (h, d_k, m) -> (h, n, m)
+    scaled = scores / divisor
+    # Skip the copy when everything is allowed; e^-inf = 0 gives masked keys no weight.
+    masked = scaled if allowed.all() else np.where(allowed, scaled, -np.inf)
+    weights = softmax(masked, axis=-1)
+    output = weights @ v  # (h, n, m) x (h, m, d_v) -> (h, n, d_v)
+    return [_frozen(x) for x in (scores, scaled, masked, weights, output)]
 
 
 @dataclass(frozen=True)

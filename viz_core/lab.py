@@ -1,12 +1,13 @@
 """The whole computation behind the lab page, in one call."""
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 import numpy.typing as npt
 
 from viz_core.attention import (
-    MASK_KINDS,
+    ATTENTION_MASKS,
     AttentionSteps,
     FloatArray,
     RowStats,
@@ -22,6 +23,9 @@ from viz_core.tokenize import CLS, SEP, is_special, pad_tokens, tokenize
 MAX_TOKENS = 32  # a 32 × 32 heatmap is the most a projector shows readably
 SOURCES = ("random", "embedding")
 TEMPERATURE_RANGE = (0.05, 20.0)
+# The masks run_lab accepts: attention()'s, plus "padding", which needs the tokens: run_lab pads
+# them with [PAD] and passes attention() a padding_mask array.
+MASK_KINDS = (*ATTENTION_MASKS, "padding")
 
 
 @dataclass(frozen=True)
@@ -88,20 +92,10 @@ def run_lab(
     when ``position``). With ``mask="padding"`` the tokens are first padded with ``[PAD]`` and no
     query attends to a pad key. ``steps`` and ``contrast`` show head ``head``.
     """
-    if mask not in MASK_KINDS:
-        raise ValueError(f"Unknown mask {mask!r}: use one of {', '.join(MASK_KINDS)}.")
-    if source not in SOURCES:
-        raise ValueError(f"Unknown source {source!r}: use 'random' or 'embedding'.")
-    if not 0 <= head < heads:
-        raise ValueError(f"The head must be a number from 0 to {heads - 1}.")
-    tokens, dropped = cap_tokens(tokenize(text, special_tokens=special), max_tokens)
-    n_content = len(tokens) - (2 if special else 0)
-    if mask == "padding":
-        tokens = pad_tokens(tokens)
-    projection = embed_qkv(tokens, d, seed, position) if source == "embedding" else None
-    q, k, v = (
-        (projection.q, projection.k, projection.v) if projection else make_qkv(tokens, d, seed)
-    )
+    _check_lab(mask, source, heads, head)
+    lab_tokens = _lab_tokens(text, special, max_tokens, pad=mask == "padding")
+    tokens = lab_tokens.tokens
+    q, k, v, projection = _lab_qkv(tokens, d, seed, source, position)
     allowed = padding_mask(tokens) if mask == "padding" else mask
     per_head = multi_head_attention(
         q, k, v, heads, scale=scale, mask=allowed, temperature=temperature
@@ -110,26 +104,78 @@ def run_lab(
     contrast = attention(
         steps.q, steps.k, steps.v, scale=not scale, mask=allowed, temperature=temperature
     )
+    return _lab_result(lab_tokens, mask, per_head, head, contrast, projection)
+
+
+def _check_lab(mask: str, source: str, heads: int, head: int) -> None:
+    """A ValueError that names the bad choice, before any work is done."""
+    if mask not in MASK_KINDS:
+        raise ValueError(f"Unknown mask {mask!r}: use one of {', '.join(MASK_KINDS)}.")
+    if source not in SOURCES:
+        raise ValueError(f"Unknown source {source!r}: use 'random' or 'embedding'.")
+    if not 0 <= head < heads:
+        raise ValueError(f"The head must be a number from 0 to {heads - 1}.")
+
+
+class _LabTokens(NamedTuple):
+    """The tokens run_lab attends over, and how many characters of the text made it in."""
+
+    tokens: list[str]  # (n,), after the cap, with [PAD]s when padded
+    n_content: int  # characters of the text that made it in
+    n_dropped: int  # characters cut by the cap
+
+
+def _lab_tokens(text: str, special: bool, max_tokens: int, pad: bool) -> _LabTokens:
+    """Tokenize, cap at ``max_tokens``, then pad with [PAD] when ``pad``."""
+    tokens, dropped = cap_tokens(tokenize(text, special_tokens=special), max_tokens)
+    n_content = len(tokens) - (2 if special else 0)
+    if pad:
+        tokens = pad_tokens(tokens)
+    return _LabTokens(tokens, n_content, dropped)
+
+
+def _lab_qkv(
+    tokens: list[str], d: int, seed: int, source: str, position: bool
+) -> tuple[FloatArray, FloatArray, FloatArray, Projection | None]:
+    """Q, K, V, each (n, d): seeded random rows, or projected embeddings with their Projection."""
+    if source != "embedding":
+        q, k, v = make_qkv(tokens, d, seed)
+        return q, k, v, None
+    projection = embed_qkv(tokens, d, seed, position)
+    return projection.q, projection.k, projection.v, projection
+
+
+def _lab_result(
+    lab_tokens: _LabTokens,
+    mask: str,
+    per_head: list[AttentionSteps],
+    head: int,
+    contrast: AttentionSteps,
+    projection: Projection | None,
+) -> LabResult:
+    """Gather head ``head``, its contrast and every head into a LabResult with statistics."""
+    steps = per_head[head]
     stats = _row_stats(steps.weights)
+    # A row with nothing allowed sums to 0 on purpose, so it is no rounding error.
     attending = stats.row_sum[steps.allowed.any(axis=1)]
     return LabResult(
-        tokens=tuple(tokens),
-        n_content=n_content,
-        n_dropped=dropped,
+        tokens=tuple(lab_tokens.tokens),
+        n_content=lab_tokens.n_content,
+        n_dropped=lab_tokens.n_dropped,
         mask=mask,
         steps=steps,
         contrast=contrast,
         stats=stats,
         contrast_stats=_row_stats(contrast.weights),
         std_scores=score_std(steps.scores),
-        std_scaled=score_std(steps.scaled if scale else contrast.scaled),
+        std_scaled=score_std(steps.scaled if steps.scale else contrast.scaled),
         row_sum_error=float(np.abs(attending - 1.0).max(initial=0.0)),
         per_head=tuple(per_head),
         head=head,
         mean_weights=_frozen(np.mean([s.weights for s in per_head], axis=0)),
         output=_frozen(np.hstack([s.output for s in per_head])),
         projection=projection,
-        repeats=repeated_rows(tokens, steps.weights),
+        repeats=repeated_rows(lab_tokens.tokens, steps.weights),
     )
 
 

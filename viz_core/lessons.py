@@ -21,6 +21,7 @@ def _read_only(result: _Result) -> _Result:
             value.setflags(write=False)
     return result
 
+
 Distribution = Literal["normal", "uniform"]
 DISTRIBUTIONS: tuple[Distribution, ...] = ("normal", "uniform")
 MAX_FLOATS = 1 << 20  # random numbers drawn at once: 8 MB, whatever d and the sample count
@@ -222,21 +223,9 @@ def saturation(
     for i, d in enumerate(ds):
         _check_d(d)
         rng = np.random.default_rng(seed + i)
-        chunk = max(1, max_floats // ((n + 1) * d))
-        scores = np.empty((trials, n))
-        for start in range(0, trials, chunk):
-            stop = min(start + chunk, trials)
-            q = _draw(rng, (stop - start, d), distribution)  # (rows, d)
-            k = _draw(rng, (stop - start, n, d), distribution)  # (rows, n, d)
-            scores[start:stop] = np.einsum("td,tnd->tn", q, k)  # (rows, n)
-        for stats, weights in [
-            (raw_stats, softmax(scores)),
-            (scaled_stats, softmax(scores / math.sqrt(d))),
-        ]:
-            rows = row_stats(weights)
-            stats["max"][i] = rows.max_weight.mean()
-            stats["entropy"][i] = rows.entropy.mean()
-            stats["gradient"][i] = jacobian_norm(weights).mean()
+        scores = _score_rows(rng, trials, n, d, distribution, max_floats)  # (trials, n)
+        _record_means(raw_stats, i, softmax(scores))
+        _record_means(scaled_stats, i, softmax(scores / math.sqrt(d)))
     result = Saturation(
         ds=tuple(int(d) for d in ds),
         n=n,
@@ -248,6 +237,29 @@ def saturation(
         gradient_scaled=scaled_stats["gradient"],
     )
     return _read_only(result)
+
+
+def _score_rows(
+    rng: np.random.Generator, trials: int, n: int, d: int, distribution: str, max_floats: int
+) -> FloatArray:
+    """``trials`` rows of n scores q·k_j, drawn in chunks of at most about ``max_floats``."""
+    # A row needs one q and n keys of d numbers each.
+    chunk = max(1, max_floats // ((n + 1) * d))
+    scores = np.empty((trials, n))
+    for start in range(0, trials, chunk):
+        stop = min(start + chunk, trials)
+        q = _draw(rng, (stop - start, d), distribution)  # (rows, d)
+        k = _draw(rng, (stop - start, n, d), distribution)  # (rows, n, d)
+        scores[start:stop] = np.einsum("td,tnd->tn", q, k)  # (rows, n)
+    return scores
+
+
+def _record_means(stats: dict[str, FloatArray], i: int, weights: FloatArray) -> None:
+    """Store entry ``i`` of the mean max weight, entropy and Jacobian norm over weights' rows."""
+    rows = row_stats(weights)
+    stats["max"][i] = rows.max_weight.mean()
+    stats["entropy"][i] = rows.entropy.mean()
+    stats["gradient"][i] = jacobian_norm(weights).mean()
 
 
 @dataclass(frozen=True)

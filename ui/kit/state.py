@@ -1,15 +1,21 @@
-"""Glue between the URL, widgets and session state. The only UI module that owns state."""
+"""Glue between the URL, widgets and session state, and every page's opening and closing.
+
+The only UI module that owns state. A page opens with ``open_page`` (its settings restored from
+the URL or from its last run, its title and the notes for replaced link values) and closes with
+``close_page`` (settings remembered, the URL rewritten, the share link shown).
+"""
 
 from collections.abc import Callable
 from dataclasses import asdict
 from typing import Any, TypeVar
+from urllib.parse import urlencode
 
 import streamlit as st
 
-from ui.params import Note, locale_to_lang, parse_lang, parse_present
-from ui.strings import t
+from ui.kit.settings import Note, Settings, locale_to_lang, parse_lang, parse_present
+from ui.kit.text import t
 
-P = TypeVar("P")
+S = TypeVar("S", bound=Settings)
 
 
 def query() -> dict[str, list[str]]:
@@ -48,30 +54,34 @@ def lang() -> str:
     return str(st.session_state.get("lang", "zh"))
 
 
-def restore(
-    store_key: str, parse: Callable[[dict[str, list[str]]], tuple[P, list[Note]]]
-) -> list[Note]:
+def restore(settings: type[Settings]) -> list[Note]:
     """Put a page's settings into session state before its widgets are built.
 
     On the page's first run in a session they come from the URL (with notes for values that
     had to be replaced); later, widget values win, and settings of widgets that were not shown
     on another page come back from the page's last run.
     """
-    stored = st.session_state.get(store_key)
+    stored = st.session_state.get(settings.STORE)
     notes: list[Note] = []
     if stored is None:
-        stored, notes = parse(query())
-        st.session_state[store_key] = stored
-    for name, value in asdict(stored).items():  # type: ignore[call-overload]
+        stored, notes = settings.parse(query())
+        st.session_state[settings.STORE] = stored
+    for name, value in asdict(stored).items():
         # Re-assigning hands the value to this page's widget of the same key (d is shared by
         # the lab and the √d lesson); a widget from another page would otherwise start afresh.
         st.session_state[name] = st.session_state.get(name, value)
     return notes
 
 
-def remember(store_key: str, params: Any) -> None:
-    """Keep a page's settings for when the user comes back to it."""
-    st.session_state[store_key] = params
+def stored(settings: type[S]) -> S:
+    """A page's settings as it last used them (restore them first)."""
+    value: S = st.session_state[settings.STORE]
+    return value
+
+
+def current(settings: type[S]) -> S:
+    """A page's settings from its widgets' values."""
+    return settings.from_state(st.session_state)
 
 
 def full_query(params: dict[str, str]) -> dict[str, str]:
@@ -94,3 +104,30 @@ def show_notes(notes: list[Note]) -> None:
             st.info(t("note_text_cut", lang(), used=note.used), icon="✂️")
         else:
             st.info(t("note_prefix", lang(), key=note.key, used=note.used), icon="🔧")
+
+
+def open_page(title: str, intro: str, *settings: type[Settings]) -> str:
+    """Every page's opening: its settings restored, its title and intro, the link's notes.
+
+    Returns the language of this run.
+    """
+    notes = [note for page in settings for note in restore(page)]
+    language = lang()
+    st.title(t(title, language))
+    st.caption(t(intro, language))
+    show_notes(notes)
+    return language
+
+
+def close_page(*settings: Settings, share: bool = True) -> None:
+    """Every page's closing: settings remembered, the URL rewritten, the link to this view."""
+    link: dict[str, str] = {}
+    for page in settings:
+        st.session_state[page.STORE] = page
+        link |= page.to_query()
+    wanted = publish(link)
+    if share:
+        base = (st.context.url or "").split("?")[0]
+        with st.container(key="share_link"):
+            st.caption(t("share_title", lang()))
+            st.code(f"{base}?{urlencode(wanted)}", language=None, wrap_lines=True)

@@ -5,15 +5,13 @@ import math
 import numpy as np
 import streamlit as st
 
-from ui import lesson_figures, state
-from ui.common import chart, safe_text, share_link
+from ui.kit import state
 from ui.kit.cache import shared
-from ui.params import ScalingParams, parse_scaling
-from ui.strings import t
+from ui.kit.display import chart, number_input, radio, safe_text
+from ui.kit.text import t
+from ui.scaling import figures
+from ui.scaling.settings import ScalingParams
 from viz_core import (
-    D_MAX,
-    D_MIN,
-    DISTRIBUTIONS,
     Saturation,
     Sharpening,
     VarianceExperiment,
@@ -23,7 +21,6 @@ from viz_core import (
     sharpening,
 )
 
-STORE = "_scaling_params"
 SAMPLES = 2000  # random pairs per d: ±3 % on each variance, and d = 8192 in under half a second
 TRIALS = 200  # rows of n scores per d for the saturation curves
 ROW_TOKENS = 9  # the articles' 9 × 9 example
@@ -60,21 +57,25 @@ def _set_d(d: int) -> None:
 
 def render() -> None:
     """Controls, then the experiment, the histogram, saturation and the animation."""
-    lang = state.lang()
-    notes = state.restore(STORE, parse_scaling)
-    st.title(t("sc_title", lang))
-    st.caption(t("sc_intro", lang))
-    state.show_notes(notes)
+    lang = state.open_page("sc_title", "sc_intro", ScalingParams)
+    controls(lang)
+    params = state.current(ScalingParams)
+    if params.distribution == "uniform":
+        st.info(t("sc_uniform_note", lang), icon="📐")
+    variance_section(params, lang)
+    histogram_section(params, lang)
+    saturation_section(params, lang)
+    animation_section(lang)
+    state.close_page(params)
 
+
+def controls(lang: str) -> None:
+    """The entries' distribution, and d with its presets."""
     left, right = st.columns([2, 3])
-    left.radio(
-        t("sc_distribution_label", lang),
-        DISTRIBUTIONS,
-        key="distribution",
-        format_func=lambda name: t(f"sc_distribution_{name}", lang),
-    )
+    with left:
+        radio(ScalingParams, "distribution", lang, "sc_distribution")
     with right:
-        st.number_input(t("d_label", lang), key="d", min_value=D_MIN, max_value=D_MAX, step=1)
+        number_input(ScalingParams, "d", lang, "d", step=1)
         for column, preset in zip(st.columns(len(PRESETS)), PRESETS, strict=True):
             column.button(
                 f"d = {preset:,}",
@@ -83,12 +84,10 @@ def render() -> None:
                 args=(preset,),
                 width="stretch",
             )
-    params = ScalingParams(
-        d=int(st.session_state.d), distribution=str(st.session_state.distribution)
-    )
-    if params.distribution == "uniform":
-        st.info(t("sc_uniform_note", lang), icon="📐")
 
+
+def variance_section(params: ScalingParams, lang: str) -> None:
+    """Var(q·k) grows like d; divided by √d it stays put."""
     experiment = variance_experiment(params.distribution)
     uniform = params.distribution == "uniform"
     st.subheader(t("sc_variance_title", lang))
@@ -98,54 +97,52 @@ def render() -> None:
         + r",\qquad \operatorname{Var}\!\left(\tfrac{q\cdot k}{\sqrt d}\right) = "
         + (r"\tfrac{1}{9}" if uniform else "1")
     )
-    st.caption(
-        t(
-            "sc_variance_why",
-            lang,
-            samples=f"{SAMPLES:,}",
-            theory_raw="d/9" if uniform else "d",
-            theory_scaled="1/9" if uniform else "1",
-        )
-    )
-    chart(lesson_figures.variance_chart(experiment, lang=lang), "variance_chart")
+    raw, scaled = ("d/9", "1/9") if uniform else ("d", "1")
+    samples = f"{SAMPLES:,}"
+    st.caption(t("sc_variance_why", lang, samples=samples, theory_raw=raw, theory_scaled=scaled))
+    chart(figures.variance_chart(experiment, lang=lang), "variance_chart")
 
+
+def histogram_section(params: ScalingParams, lang: str) -> None:
+    """q·k at this d, raw and ÷√d, with the measured spread beside the theory's."""
     dots = dot_samples(params.d, params.distribution)
+    entry_variance = variance_experiment(params.distribution).entry_variance
+    sqrt_d = math.sqrt(params.d)
+    theory_std = sqrt_d * entry_variance  # √(d · Var(q_i) · Var(k_i))
     st.subheader(t("sc_histogram_title", lang, d=f"{params.d:,}"))
-    safe_text(
-        t(
-            "sc_histogram_why",
-            lang,
-            std=f"{dots.std():.3g}",
-            sqrt_d=f"{math.sqrt(params.d):.3g}",
-            std_scaled=f"{(dots / math.sqrt(params.d)).std():.3g}",
-        )
-    )
-    chart(lesson_figures.dot_histogram(dots, params.d, lang=lang), "dot_histogram")
+    numbers = {
+        "std": f"{dots.std():.3g}",
+        "theory": "√d" if entry_variance == 1 else "√(d/9)",
+        "theory_value": f"{theory_std:.3g}",
+        "std_scaled": f"{(dots / sqrt_d).std():.3g}",
+        "theory_scaled": f"{entry_variance:.3g}",
+    }
+    safe_text(t("sc_histogram_why", lang, **numbers))
+    chart(figures.dot_histogram(dots, params.d, theory_std, lang=lang), "dot_histogram")
     st.caption(t("sc_article_table", lang))
 
+
+def saturation_section(params: ScalingParams, lang: str) -> None:
+    """Max weight, entropy and the softmax gradient against d, with and without ÷√d."""
     curves = saturation_curves(params.distribution)
     st.subheader(t("sc_saturation_title", lang))
     st.caption(t("sc_saturation_why", lang, n=ROW_TOKENS, trials=TRIALS))
-    columns = st.columns(3)
-    for column, (field, title, y_range) in zip(
-        columns,
-        [
-            ("max", "sc_max_weight", [0, 1.05]),
-            ("entropy", "sc_entropy", [0, math.log(ROW_TOKENS) * 1.05]),
-            ("gradient", "sc_gradient", None),
-        ],
-        strict=True,
-    ):
+    panels = [
+        ("max", "sc_max_weight", [0, 1.05]),
+        ("entropy", "sc_entropy", [0, math.log(ROW_TOKENS) * 1.05]),
+        ("gradient", "sc_gradient", None),
+    ]
+    for column, (field, title, y_range) in zip(st.columns(3), panels, strict=True):
         with column:
-            fig = lesson_figures.saturation_chart(
+            fig = figures.saturation_chart(
                 curves, field, title=t(title, lang), lang=lang, y_range=y_range
             )
             chart(fig, f"saturation_{field}")
 
+
+def animation_section(lang: str) -> None:
+    """One row of scores as d grows: unscaled it turns one-hot."""
     st.subheader(t("sc_animation_title", lang))
     st.caption(t("sc_animation_why", lang))
-    chart(lesson_figures.sharpening_animation(sharpening_rows(), lang=lang), "sharpening_animation")
+    chart(figures.sharpening_animation(sharpening_rows(), lang=lang), "sharpening_animation")
     st.info(t("sc_temperature_note", lang), icon="🌡️")
-
-    state.remember(STORE, params)
-    share_link(state.publish(params.to_query()))

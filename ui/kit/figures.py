@@ -1,0 +1,317 @@
+"""Plotly figure builders: arrays and labels in, ``go.Figure`` out. They never call ``st.*``.
+
+Axes use integer positions with the tokens as tick text, so repeated characters (我爱我家) keep
+their own rows and columns; every piece of user text is escaped, since Plotly labels are HTML-like.
+The lab's figures are built from plain dicts without Plotly's property validation, which costs
+ten times more than everything else in a rerun; the tests check what the builders produce.
+"""
+
+import html
+import math
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import plotly.graph_objects as go
+from plotly.colors import get_colorscale
+
+from ui.kit.text import t
+
+FONT = {"family": "Noto Sans CJK SC, PingFang SC, Microsoft YaHei, sans-serif", "size": 15}
+SELECT_COLOUR = "#f97316"  # orange: distinct from both colour scales, also in grayscale
+# Plotly's default template adds 3.7 kB to every figure's JSON on every rerun; Streamlit's theme
+# styles the charts anyway, so send none.
+TEMPLATE = "none"
+MASK_COLOUR = "#6b7280"  # masked cells are greyed out: not a colour of either scale
+SHOW_CELL_TEXT_UP_TO = 12  # tokens; above this the numbers no longer fit in a cell
+# Resolved once: unvalidated figures pass colour scales to plotly.js as they are.
+BLUES = get_colorscale("Blues")
+DIVERGING = get_colorscale("RdBu_r")  # blue negative, red positive; readable by colour-blind eyes
+RAW_COLOUR = "#dc2626"  # unscaled: red
+SCALED_COLOUR = "#2563eb"  # scaled: blue
+CONFIG = {
+    "displaylogo": False,
+    "modeBarButtonsToRemove": ["select2d", "lasso2d", "autoScale2d"],
+    "toImageButtonOptions": {"format": "png", "scale": 2},
+}
+Trace = dict[str, Any]
+
+
+def figure(data: list[Trace], layout: dict[str, Any]) -> go.Figure:
+    """A figure from plain dicts, skipping Plotly's validation (the slow part of a rerun)."""
+    layout = {"font": FONT, "template": {}, **layout}
+    return go.Figure(data=data, layout=layout, _validate=False)
+
+
+def grid(
+    panels: int, cols: int, titles: list[str], hgap: float = 0.03, vgap: float = 0.1
+) -> tuple[dict[str, Any], list[tuple[str, str]]]:
+    """Axes for small multiples in a grid, with a title above each: (layout, axis refs)."""
+    rows = math.ceil(panels / cols)
+    width = (1 - hgap * (cols - 1)) / cols
+    height = (1 - vgap * (rows - 1)) / rows
+    layout: dict[str, Any] = {"annotations": []}
+    refs = []
+    for i in range(panels):
+        row, col = divmod(i, cols)
+        x0 = col * (width + hgap)
+        y1 = 1 - row * (height + vgap)
+        suffix = "" if i == 0 else str(i + 1)
+        x_domain = [max(0.0, x0), min(1.0, x0 + width)]  # rounding may step past 0 or 1
+        y_domain = [max(0.0, y1 - height), min(1.0, y1)]
+        layout[f"xaxis{suffix}"] = {"domain": x_domain, "anchor": f"y{suffix}"}
+        layout[f"yaxis{suffix}"] = {"domain": y_domain, "anchor": f"x{suffix}"}
+        layout["annotations"].append(
+            {
+                "text": titles[i],
+                "x": x0 + width / 2,
+                "y": y1,
+                "xref": "paper",
+                "yref": "paper",
+                "xanchor": "center",
+                "yanchor": "bottom",
+                "showarrow": False,
+                "font": {"size": 14},
+            }
+        )
+        refs.append((f"x{suffix}", f"y{suffix}"))
+    return layout, refs
+
+
+def escape(text: str) -> str:
+    """User text → safe Plotly label: <, > and & are shown, never interpreted."""
+    return html.escape(text, quote=False)
+
+
+def tick_labels(tokens: tuple[str, ...] | list[str]) -> list[str]:
+    """Escaped tokens for tick text."""
+    return [escape(token) for token in tokens]
+
+
+def format_value(value: float, digits: int = 4) -> str:
+    """A number with ``digits`` significant digits; never 'nan' or 'inf' shown as a number."""
+    if math.isnan(value):
+        return "—"
+    if math.isinf(value):
+        return "\u2212∞" if value < 0 else "+∞"
+    return f"{value:.{digits}g}".replace("-", "\u2212")
+
+
+def format_cell(value: float, kind: str) -> str:
+    """A number short enough for a heatmap cell: weights with 2 decimals, scores with 1 or 0."""
+    if not math.isfinite(value):
+        return format_value(value)
+    if kind == "weights":
+        return f"{value:.2f}"
+    if kind == "fine":  # small signed values, such as a softmax Jacobian
+        return "0.000" if f"{value:.3f}" == "-0.000" else f"{value:.3f}".replace("-", "\u2212")
+    text = f"{value:.0f}" if abs(value) >= 9.95 else f"{value:.1f}"
+    return "0.0" if text == "-0.0" else text.replace("-", "\u2212")
+
+
+def masked_runs(masked: npt.NDArray[np.bool_]) -> list[tuple[int, int, int]]:
+    """(row, start, stop) of each run of masked cells: one grey rectangle per run, not per cell."""
+    runs = []
+    for i, row in enumerate(masked):
+        edges = np.flatnonzero(np.diff(np.concatenate([[0], row.astype(np.int8), [0]])))
+        runs += [
+            (i, int(start), int(stop)) for start, stop in zip(edges[::2], edges[1::2], strict=True)
+        ]
+    return runs
+
+
+def cell_size(n: int) -> int:
+    """Pixels per cell: 40 for the 9×9 example, smaller as the matrix grows."""
+    return max(14, min(40, 400 // max(n, 1)))
+
+
+def matrix_heatmap(
+    z: npt.NDArray[np.float64],
+    row_tokens: tuple[str, ...],
+    col_tokens: tuple[str, ...],
+    *,
+    lang: str,
+    kind: str,
+    allowed: npt.NDArray[np.bool_] | None = None,
+    selected_row: int | None = None,
+    row_axis: str = "axis_query",
+    col_axis: str = "axis_key",
+    large: bool = False,
+    clickable: bool = False,
+) -> go.Figure:
+    """A labelled heatmap: ``kind`` "scores" (diverging), "fine" (diverging, three decimals) or
+    "weights" (0 … 1); ``large`` for a projector. Cells not ``allowed`` are greyed out and hover
+    says "masked". With ``clickable``, a transparent square over each cell carries the hover and
+    reports clicks (Streamlit 1.67 returns no selection for clicks on heatmap cells).
+    """
+    n, m = z.shape
+    masked = np.zeros((n, m), dtype=bool) if allowed is None else ~allowed
+    rows, cols = tick_labels(row_tokens), tick_labels(col_tokens)
+    size = cell_size(max(n, m)) * (3 if large else 2) // 2
+    axes = (t(row_axis, lang), t(col_axis, lang))
+    hover, hovertemplate = _hover(z, masked, rows, cols, axes, t("masked_cell", lang))
+    own_hover = {"customdata": hover, "hovertemplate": hovertemplate, "hoverongaps": True}
+    heatmap = _heatmap(z, masked, kind, large, {"hoverinfo": "skip"} if clickable else own_hover)
+    traces = [heatmap, _click_layer(hover, hovertemplate, size)] if clickable else [heatmap]
+    layout = _matrix_layout(rows, cols, size, _shapes(masked, selected_row), large)
+    layout["xaxis"]["title"] = {"text": axes[1]}
+    layout["yaxis"]["title"] = {"text": axes[0]}
+    return figure(traces, layout)
+
+
+def _heatmap(
+    z: npt.NDArray[np.float64],
+    masked: npt.NDArray[np.bool_],
+    kind: str,
+    large: bool,
+    hover: dict[str, Any],
+) -> Trace:
+    """The heatmap trace: −∞ of masked score cells becomes a gap, not a colour."""
+    n, m = z.shape
+    return {
+        "type": "heatmap",
+        "z": z if kind == "weights" else np.where(masked & ~np.isfinite(z), np.nan, z),
+        "x": np.arange(m),
+        "y": np.arange(n),
+        "xgap": 1,
+        "ygap": 1,
+        "colorbar": {"thickness": 14, "len": 0.9},
+        **_colours(z, kind),
+        **hover,
+        **_cell_text(z, masked, kind, large),
+    }
+
+
+def _colours(z: npt.NDArray[np.float64], kind: str) -> dict[str, Any]:
+    """Weights on 0 … 1 in blues; scores on a diverging scale symmetric about 0."""
+    if kind == "weights":
+        return {"colorscale": BLUES, "zmin": 0.0, "zmax": 1.0}
+    finite = np.abs(z[np.isfinite(z)])
+    limit = float(finite.max()) if finite.size else 1.0
+    return {"colorscale": DIVERGING, "zmin": -limit, "zmax": limit}
+
+
+def _cell_text(
+    z: npt.NDArray[np.float64], masked: npt.NDArray[np.bool_], kind: str, large: bool
+) -> dict[str, Any]:
+    """Each cell's number, while the matrix is small enough for numbers to fit."""
+    n, m = z.shape
+    if max(n, m) > SHOW_CELL_TEXT_UP_TO:
+        return {}
+    texts = [
+        [
+            "" if kind == "weights" and masked[i, j] else format_cell(float(z[i, j]), kind)
+            for j in range(m)
+        ]
+        for i in range(n)
+    ]
+    return {"text": texts, "texttemplate": "%{text}", "textfont": {"size": 18 if large else 13}}
+
+
+def _hover(
+    z: npt.NDArray[np.float64],
+    masked: npt.NDArray[np.bool_],
+    rows: list[str],
+    cols: list[str],
+    axes: tuple[str, str],
+    masked_word: str,
+) -> tuple[list[list[list[str]]], str]:
+    """Per cell: its row, its column and its value (or "masked"); and the template showing them
+    under the axes' own names."""
+    n, m = z.shape
+    hover = [
+        [
+            [rows[i], cols[j], masked_word if masked[i, j] else format_value(float(z[i, j]))]
+            for j in range(m)
+        ]
+        for i in range(n)
+    ]
+    hovertemplate = (
+        f"{escape(axes[0])}: %{{customdata[0]}}<br>{escape(axes[1])}: %{{customdata[1]}}<br>"
+        "= %{customdata[2]}<extra></extra>"
+    )
+    return hover, hovertemplate
+
+
+def _click_layer(hover: list[list[list[str]]], hovertemplate: str, size: int) -> Trace:
+    """A nearly transparent square over every cell centre: clicks on it report (x, y)."""
+    n, m = len(hover), len(hover[0]) if hover else 0
+    grid_y, grid_x = np.mgrid[0:n, 0:m]
+    return {
+        "type": "scatter",
+        "x": grid_x.ravel(),
+        "y": grid_y.ravel(),
+        "mode": "markers",
+        "marker": {"symbol": "square", "size": size, "opacity": 0.01, "color": "#000"},
+        "selected": {"marker": {"opacity": 0.01}},
+        "unselected": {"marker": {"opacity": 0.01}},
+        "customdata": [cell for row in hover for cell in row],
+        "showlegend": False,
+        "hovertemplate": hovertemplate,
+    }
+
+
+def _shapes(masked: npt.NDArray[np.bool_], selected_row: int | None) -> list[dict[str, Any]]:
+    """A grey rectangle over each run of masked cells, and an outline round the selected row."""
+    n, m = masked.shape
+    shapes: list[dict[str, Any]] = [
+        {
+            "type": "rect",
+            "x0": start - 0.5,
+            "x1": stop - 0.5,
+            "y0": i - 0.5,
+            "y1": i + 0.5,
+            "fillcolor": MASK_COLOUR,
+            "opacity": 0.55,
+            "line": {"width": 0},
+            "layer": "above",
+        }
+        for i, start, stop in masked_runs(masked)
+    ]
+    if selected_row is not None and 0 <= selected_row < n:
+        outline = {"color": SELECT_COLOUR, "width": 3}
+        edges = {"x0": -0.5, "x1": m - 0.5, "y0": selected_row - 0.5, "y1": selected_row + 0.5}
+        shapes.append({"type": "rect", **edges, "line": outline})
+    return shapes
+
+
+def _matrix_layout(
+    rows: list[str], cols: list[str], size: int, shapes: list[dict[str, Any]], large: bool
+) -> dict[str, Any]:
+    """Token ticks on both axes (keys on top), row 0 on top, square cells of ``size`` pixels."""
+    n, m = len(rows), len(cols)
+    ticks = {"showgrid": False, "zeroline": False, **({"tickfont": {"size": 20}} if large else {})}
+    return {
+        "height": size * n + 110,
+        "margin": {"l": 10, "r": 10, "t": 10, "b": 10},
+        "plot_bgcolor": "rgba(128, 128, 128, 0.22)",  # the gaps, on a light or dark theme
+        "clickmode": "event+select",
+        "dragmode": False,
+        "shapes": shapes,
+        "xaxis": {
+            "tickvals": list(range(m)),
+            "ticktext": cols,
+            "side": "top",
+            "tickangle": 0,
+            "range": [-0.5, m - 0.5],
+            **ticks,
+        },
+        "yaxis": {"tickvals": list(range(n)), "ticktext": rows, "range": [n - 0.5, -0.5], **ticks},
+    }
+
+
+def lesson_layout(fig: go.Figure, height: int, **layout: object) -> go.Figure:
+    """Validated Plotly figures of the lessons: the app's font, no template, a fixed height."""
+    fig.update_layout(
+        font=FONT,
+        template=TEMPLATE,
+        height=height,
+        margin={"l": 10, "r": 10, "t": 40, "b": 10},
+        **layout,
+    )
+    return fig
+
+
+def positions(n: int) -> list[str]:
+    """Position labels x₀ … for numbers that are not tokens."""
+    return [f"x{i}" for i in range(n)]

@@ -1,0 +1,291 @@
+"""URL settings, each field declared once: its default, and its bounds or its choices.
+
+A page's settings are a frozen dataclass whose fields are the URL names, the widget keys and the
+core's parameter names. Each field is declared with ``flag``, ``integer``, ``number``, ``choice``,
+``text`` or ``numbers``; the URL parser, the link writer, the widgets' bounds and the notes for
+replaced values all read that one declaration. Pure Python: hostile URLs are tested directly.
+"""
+
+import dataclasses
+import math
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Self
+
+QueryValue = str | list[str]
+Query = Mapping[str, QueryValue]
+Bound = float | Callable[[dict[str, Any]], float]  # a number, or one from the fields read so far
+LANGS = ("zh", "en")
+_DIGITS = re.compile(r"[+-]?[0-9]+")
+_SEPARATORS = re.compile(r"[,，;；\s]+")
+MAX_VALUES = 12  # numbers in a list of numbers (the softmax lesson's input)
+VALUE_LIMIT = 1e6
+SPEC = "url"
+
+
+@dataclass(frozen=True)
+class Note:
+    """A URL value that was replaced: which key, and what is used instead."""
+
+    key: str
+    used: str
+
+
+@dataclass(frozen=True)
+class Spec:
+    """How one URL field is read: its kind, bounds or choices, and an optional validity rule."""
+
+    kind: str  # "flag", "integer", "number", "choice", "text" or "numbers"
+    low: Bound = 0
+    high: Bound = 0
+    choices: tuple[str, ...] = ()
+    max_chars: int = 0
+    valid: Callable[[Any, dict[str, Any]], bool] | None = None  # else the default, with a note
+
+    def bounds(self, values: dict[str, Any]) -> tuple[float, float]:
+        """(low, high) given the fields read before this one."""
+        low = self.low(values) if callable(self.low) else self.low
+        high = self.high(values) if callable(self.high) else self.high
+        return low, high
+
+
+def _declare(default: Any, spec: Spec) -> Any:
+    return field(default=default, metadata={SPEC: spec})
+
+
+def flag(default: bool) -> Any:
+    """A true/false field."""
+    return _declare(default, Spec("flag"))
+
+
+def integer(default: int, low: Bound, high: Bound, valid: Any = None) -> Any:
+    """A whole number in [low, high]: out of range → the nearest end, unreadable → the default."""
+    return _declare(default, Spec("integer", low, high, valid=valid))
+
+
+def number(default: float, low: float, high: float) -> Any:
+    """A finite number in [low, high]."""
+    return _declare(default, Spec("number", low, high))
+
+
+def choice(default: str, choices: tuple[str, ...]) -> Any:
+    """One of a few language-independent ids."""
+    return _declare(default, Spec("choice", choices=choices))
+
+
+def text(default: str, max_chars: int) -> Any:
+    """Free text, cut to ``max_chars`` characters."""
+    return _declare(default, Spec("text", max_chars=max_chars))
+
+
+def numbers(default: str) -> Any:
+    """1 to 12 numbers as typed, kept as text (parse them with ``parse_values``)."""
+    return _declare(default, Spec("numbers"))
+
+
+class Settings:
+    """Base of every page's settings: parsing, the link, and widget bounds from the fields."""
+
+    STORE: ClassVar[str]  # the session-state key where a page keeps its last settings
+
+    @classmethod
+    def specs(cls) -> dict[str, Spec]:
+        """Every field's declaration, by URL name."""
+        return {f.name: f.metadata[SPEC] for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+
+    @classmethod
+    def spec(cls, name: str) -> Spec:
+        """One field's declaration."""
+        return cls.specs()[name]
+
+    @classmethod
+    def parse(cls, query: Query) -> tuple[Self, list[Note]]:
+        """Settings from a URL query; anything unusable becomes a sane value, with a note."""
+        reader = _Reader(query)
+        values: dict[str, Any] = {}
+        for item in dataclasses.fields(cls):  # type: ignore[arg-type]
+            values[item.name] = reader.read(item.name, item.default, item.metadata[SPEC], values)
+        return cls(**values), reader.notes
+
+    @classmethod
+    def from_state(cls, state: Mapping[str, Any]) -> Self:
+        """Settings from the widgets' values in session state, each coerced to its kind."""
+        values = {}
+        for name, spec in cls.specs().items():
+            value = state[name]
+            values[name] = _COERCE[spec.kind](value)
+            if spec.kind == "text":
+                values[name] = values[name][: spec.max_chars]
+        return cls(**values)
+
+    def to_query(self) -> dict[str, str]:
+        """The URL query that restores these settings."""
+        return {key: format_value(value) for key, value in dataclasses.asdict(self).items()}  # type: ignore[call-overload]
+
+
+_COERCE: dict[str, Callable[[Any], Any]] = {
+    "flag": bool,
+    "integer": int,
+    "number": float,
+    "choice": str,
+    "text": str,
+    "numbers": str,
+}
+
+
+@dataclass
+class _Reader:
+    query: Query
+    notes: list[Note] = field(default_factory=list)
+
+    def raw(self, key: str) -> str | None:
+        value = self.query.get(key)
+        if isinstance(value, list):  # ?d=1&d=2: the last one wins, as in Streamlit
+            value = value[-1] if value else None
+        return value
+
+    def replaced(self, key: str, used: object) -> None:
+        self.notes.append(Note(key, format_value(used)))
+
+    def read(self, key: str, default: Any, spec: Spec, values: dict[str, Any]) -> Any:
+        """One field's value from the query, with a note when it had to be replaced."""
+        raw = self.raw(key)
+        if raw is None:
+            return default
+        value = _READERS[spec.kind](self, key, raw, default, spec, values)
+        if spec.valid is not None and not spec.valid(value, values):
+            self.replaced(key, default)
+            return default
+        return value
+
+    def flag(self, key: str, raw: str, default: bool, *_: Any) -> bool:
+        word = raw.strip().lower()
+        if word in ("true", "1", "yes", "on"):
+            return True
+        if word in ("false", "0", "no", "off"):
+            return False
+        self.replaced(key, default)
+        return default
+
+    def bounded(
+        self, key: str, raw: str, default: float, spec: Spec, values: dict[str, Any]
+    ) -> float:
+        """A number in [low, high]: unreadable → the default, out of range → the nearest end."""
+        number = (to_int if spec.kind == "integer" else to_float)(raw)
+        if number is None:
+            self.replaced(key, default)
+            return default
+        low, high = spec.bounds(values)
+        clamped = min(max(number, low), high)
+        if clamped != number:
+            self.replaced(key, clamped)
+        return int(clamped) if spec.kind == "integer" else float(clamped)
+
+    def choice(self, key: str, raw: str, default: str, spec: Spec, *_: Any) -> str:
+        word = raw.strip().lower()
+        if word in spec.choices:
+            return word
+        self.replaced(key, default)
+        return default
+
+    def text(self, key: str, raw: str, default: str, spec: Spec, *_: Any) -> str:
+        if len(raw) > spec.max_chars:
+            self.replaced(key, f"{spec.max_chars}")
+            return raw[: spec.max_chars]
+        return raw
+
+    def numbers(self, key: str, raw: str, default: str, *_: Any) -> str:
+        if parse_values(raw) is None:
+            self.replaced(key, default)
+            return default
+        return raw
+
+
+_READERS: dict[str, Callable[..., Any]] = {
+    "flag": _Reader.flag,
+    "integer": _Reader.bounded,
+    "number": _Reader.bounded,
+    "choice": _Reader.choice,
+    "text": _Reader.text,
+    "numbers": _Reader.numbers,
+}
+
+
+def to_float(raw: str) -> float | None:
+    """A finite number from plain ASCII text; None otherwise (no 'nan', 'inf', '1_0')."""
+    stripped = raw.strip()
+    if not stripped.isascii() or "_" in stripped:
+        return None
+    try:
+        value = float(stripped)
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
+
+
+def to_int(raw: str) -> int | None:
+    """A whole number from ASCII text such as "64", " 64 ", "64.0" or "6.4e1"; None otherwise."""
+    stripped = raw.strip()
+    if not stripped.isascii() or "_" in stripped:
+        return None  # Python would read "٦٤" and "1_000"; a link should be plain
+    if _DIGITS.fullmatch(stripped):
+        # int("9" * 5000) raises (Python's 4300-digit limit); so big a number only needs its sign.
+        if len(stripped) > 18:
+            return -(10**18) if stripped[0] == "-" else 10**18
+        return int(stripped)
+    value = to_float(stripped)
+    if value is None or value != int(value):
+        return None
+    return int(value)
+
+
+def parse_values(raw: str) -> tuple[float, ...] | None:
+    """1 to 12 numbers separated by commas, semicolons or spaces; None when that is not so."""
+    parts = [part for part in _SEPARATORS.split(raw.strip()) if part]
+    values = [to_float(part) for part in parts]
+    if not 1 <= len(values) <= MAX_VALUES:
+        return None
+    if any(value is None or abs(value) > VALUE_LIMIT for value in values):
+        return None
+    return tuple(float(value) for value in values if value is not None)
+
+
+def format_value(value: object) -> str:
+    """A setting as the URL writes it: true/false, 1.5 rather than 1.50000, text as it is."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
+
+
+@dataclass(frozen=True)
+class AppSettings(Settings):
+    """What every page shares: the language and presenter mode."""
+
+    lang: str = choice("zh", LANGS)
+    present: bool = flag(False)
+
+
+def parse_lang(query: Query, default: str) -> tuple[str, list[Note]]:
+    """The interface language from ``?lang=``, else ``default``."""
+    reader = _Reader(query)
+    raw = reader.raw("lang")
+    if raw is None:
+        return default, []
+    return reader.choice("lang", raw, default, AppSettings.spec("lang")), reader.notes
+
+
+def parse_present(query: Query) -> tuple[bool, list[Note]]:
+    """Presenter mode from ``?present=``: off unless the link says true."""
+    reader = _Reader(query)
+    raw = reader.raw("present")
+    return (False, []) if raw is None else (reader.flag("present", raw, False), reader.notes)
+
+
+def locale_to_lang(locale: str | None) -> str:
+    """The browser's language if the app speaks it, else Chinese."""
+    if locale and locale.lower().startswith("en"):
+        return "en"
+    return "zh"

@@ -1,0 +1,102 @@
+"""The lab's sidebar: every widget's key is its URL name and its parameter name in the core."""
+
+import secrets
+
+import streamlit as st
+
+from ui.kit.display import number_input, radio
+from ui.kit.text import t
+from ui.lab.settings import MAX_TEXT_CHARS, LabParams
+from viz_core import SEED_MAX, head_choices
+
+PRESETS = (64, 96, 768, 1536, 6144)
+HEADS_PRESETS = ((768, 12), (1536, 16))  # BERT-base, and a wider model
+
+
+def _set(key: str, value: object) -> None:
+    st.session_state[key] = value
+
+
+def _new_seed() -> None:
+    st.session_state.seed = secrets.randbelow(SEED_MAX + 1)
+
+
+def _set_model(d: int, heads: int) -> None:
+    st.session_state.d = d
+    st.session_state.heads = heads
+    st.session_state.head = 0
+
+
+def controls(lang: str) -> None:
+    """The sentence, d with its presets, scaling, the mask and the seed; then the model."""
+    with st.sidebar:
+        st.header(t("controls", lang))
+        st.text_input(
+            t("text_label", lang), key="text", help=t("text_help", lang), max_chars=MAX_TEXT_CHARS
+        )
+        st.toggle(t("special_label", lang), key="special", help=t("special_help", lang))
+        number_input(LabParams, "d", lang, "d", step=1)
+        d_presets(lang)
+        st.toggle(t("scale_label", lang), key="scale", help=t("scale_help", lang))
+        radio(LabParams, "mask", lang, "mask")
+        number_input(LabParams, "seed", lang, "seed", step=1)
+        st.button(t("new_random", lang), key="new_seed", on_click=_new_seed)
+        model_controls(lang)
+
+
+def d_presets(lang: str) -> None:
+    """One button per preset d; the current one is highlighted."""
+    st.caption(t("presets_label", lang))
+    for chunk in (PRESETS[:3], PRESETS[3:]):
+        for column, preset in zip(st.columns(3, gap="small"), chunk, strict=False):
+            column.button(
+                f"{preset:,}",
+                key=f"preset_{preset}",
+                help=t(f"preset_{preset}", lang),
+                on_click=_set,
+                args=("d", preset),
+                width="stretch",
+                type="primary" if st.session_state.d == preset else "secondary",
+            )
+
+
+def model_controls(lang: str) -> None:
+    """Heads, where Q/K/V come from, and the temperature."""
+    st.header(t("model_header", lang))
+    heads_controls(lang)
+    radio(LabParams, "source", lang, "source")
+    st.toggle(
+        t("position_label", lang),
+        key="position",
+        help=t("position_help", lang),
+        disabled=st.session_state.source != "embedding",
+    )
+    number_input(LabParams, "temperature", lang, "temperature", step=0.05, format="%.2f")
+
+
+def heads_controls(lang: str) -> None:
+    """The number of heads (divisors of d only), the head shown, and two model presets."""
+    session = st.session_state
+    options = head_choices(int(session.d))
+    if int(session.heads) not in options:
+        st.caption(t("heads_reset", lang, heads=session.heads, d=session.d))
+        session.heads = 1
+    if int(session.head) >= int(session.heads):
+        session.head = 0
+    st.selectbox(t("heads_label", lang), options, key="heads", help=t("heads_help", lang))
+    st.selectbox(
+        t("head_label", lang),
+        range(int(session.heads)),
+        key="head",
+        help=t("head_help", lang),
+        disabled=int(session.heads) == 1,
+    )
+    for column, (d, heads) in zip(st.columns(2), HEADS_PRESETS, strict=True):
+        column.button(
+            f"{d:,} × {heads}",
+            key=f"heads_preset_{d}",
+            help=t(f"heads_preset_{d}", lang),
+            on_click=_set_model,
+            args=(d, heads),
+            width="stretch",
+        )

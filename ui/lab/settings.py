@@ -1,0 +1,67 @@
+"""The lab's settings: each field is a URL name, a widget key and a core parameter of run_lab."""
+
+from dataclasses import asdict, dataclass, replace
+from typing import Any, ClassVar
+
+from ui.kit.settings import Note, Query, Settings, choice, flag, integer, number, text
+from viz_core import (
+    D_MAX,
+    D_MIN,
+    MASK_KINDS,
+    MAX_HEADS,
+    SEED_MAX,
+    SOURCES,
+    TEMPERATURE_RANGE,
+)
+
+MAX_TEXT_CHARS = 500  # the text box's limit; 32 tokens fit many times over
+DEFAULT_TEXT = "我喜欢人工智能"
+
+
+def _divides_d(heads: int, values: dict[str, Any]) -> bool:
+    return int(values["d"]) % heads == 0
+
+
+def _last_head(values: dict[str, Any]) -> float:
+    return int(values["heads"]) - 1
+
+
+@dataclass(frozen=True)
+class LabParams(Settings):
+    """Every setting of the lab; ``row`` is only a view, the rest are run_lab's arguments.
+
+    ``row`` is checked to be a whole number ≥ 0 here: its upper bound depends on the sentence,
+    and ``clamp_row`` applies it once the tokens are known.
+    """
+
+    STORE: ClassVar[str] = "_lab_params"
+
+    text: str = text(DEFAULT_TEXT, MAX_TEXT_CHARS)
+    special: bool = flag(True)
+    d: int = integer(64, D_MIN, D_MAX)
+    scale: bool = flag(True)
+    mask: str = choice("none", MASK_KINDS)
+    seed: int = integer(0, 0, SEED_MAX)
+    row: int = integer(2, 0, 10**9)
+    heads: int = integer(1, 1, MAX_HEADS, valid=_divides_d)
+    head: int = integer(0, 0, _last_head)
+    source: str = choice("random", SOURCES)
+    position: bool = flag(True)
+    temperature: float = number(1.0, *TEMPERATURE_RANGE)
+
+    def core_kwargs(self) -> dict[str, object]:
+        """The settings run_lab takes, by the same names (the row is only a view)."""
+        settings = asdict(self)
+        del settings["row"]
+        return settings
+
+
+def parse_lab(query: Query) -> tuple[LabParams, list[Note]]:
+    """The lab's settings from a URL query; anything unusable becomes the default, with a note."""
+    return LabParams.parse(query)
+
+
+def clamp_row(params: LabParams, n_tokens: int) -> LabParams:
+    """Keep the selected row inside the matrix."""
+    row = min(params.row, max(n_tokens - 1, 0))
+    return params if row == params.row else replace(params, row=row)

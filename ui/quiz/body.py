@@ -1,0 +1,85 @@
+"""Check yourself: the articles' three questions, and seeded questions with numbers."""
+
+import secrets
+
+import streamlit as st
+
+from ui.kit import state
+from ui.kit.cache import shared
+from ui.kit.display import number_input, safe_text
+from ui.kit.text import t
+from ui.quiz.settings import QuizParams
+from viz_core import SEED_MAX, Question, make_quiz
+
+ARTICLE_QUESTIONS = ("qz_a1", "qz_a2", "qz_a3")
+
+
+def _new_quiz() -> None:
+    st.session_state.quiz_seed = secrets.randbelow(SEED_MAX + 1)
+
+
+def _numbers(question: Question) -> dict[str, str]:
+    """The question's numbers as the prompt prints them."""
+    return {key: f"{value:g}" for key, value in question.numbers.items()}
+
+
+def answer_text(question: Question) -> str:
+    """The answer, rounded as a student would write it."""
+    return f"{question.answer:.4g}" if question.kind != "causal_count" else f"{question.answer:.0f}"
+
+
+@shared(max_mb=1)
+def quiz(seed: int) -> list[Question]:
+    """The page's one core call: the questions of this seed."""
+    return make_quiz(seed)
+
+
+def render() -> None:
+    """Quiz number, the articles' questions, then the numeric questions with feedback."""
+    lang = state.open_page("qz_title", "qz_intro", QuizParams)
+    left, right = st.columns([2, 1], vertical_alignment="bottom")
+    with left:
+        number_input(QuizParams, "quiz_seed", lang, "qz_seed", step=1)
+    right.button(t("qz_new", lang), key="quiz_new", on_click=_new_quiz, width="stretch")
+    params = state.current(QuizParams)
+    article_questions(lang)
+    st.header(t("qz_numeric_title", lang))
+    questions = quiz(params.quiz_seed)
+    right_answers = sum(
+        ask(number, question, params.quiz_seed, lang)
+        for number, question in enumerate(questions, start=1)
+    )
+    st.subheader(t("qz_score", lang, right=right_answers, total=len(questions)))
+    state.close_page(params)
+
+
+def article_questions(lang: str) -> None:
+    """The articles' three questions, each with its model answer behind a click."""
+    st.header(t("qz_article_title", lang))
+    for name in ARTICLE_QUESTIONS:
+        safe_text(t(f"{name}_q", lang), tag="h4")
+        with st.expander(t("qz_reveal", lang)):
+            safe_text(t(f"{name}_a", lang))
+
+
+def ask(number: int, question: Question, seed: int, lang: str) -> bool:
+    """One numeric question with its answer box and feedback; True when answered right."""
+    numbers = _numbers(question)
+    safe_text(f"{number}. " + t(f"qz_{question.kind}", lang, **numbers), tag="h4")
+    answer = st.number_input(
+        t("qz_answer_label", lang),
+        key=f"answer_{seed}_{number}",
+        value=None,
+        format="%.4f",
+        placeholder="0.0000",
+    )
+    hint = t(f"qz_hint_{question.kind}", lang, **numbers)
+    right = answer is not None and question.is_correct(answer)
+    if answer is not None:
+        if right:
+            st.success(t("qz_correct", lang, answer=answer_text(question)))
+        else:
+            st.error(t("qz_wrong", lang, hint=hint))
+    with st.expander(t("qz_show", lang)):
+        safe_text(t("qz_answer_is", lang, answer=answer_text(question), hint=hint))
+    return right

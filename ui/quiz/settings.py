@@ -1,0 +1,16 @@
+"""The quiz's setting: its seed, so that a class can share one set of numbers."""
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from ui.kit.settings import Settings, integer
+from viz_core import SEED_MAX
+
+
+@dataclass(frozen=True)
+class QuizParams(Settings):
+    """``quiz_seed`` is the URL name and the widget key."""
+
+    STORE: ClassVar[str] = "_quiz_params"
+
+    quiz_seed: int = integer(0, 0, SEED_MAX)

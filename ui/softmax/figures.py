@@ -1,0 +1,59 @@
+"""The softmax lesson's figures: arrays in, ``go.Figure`` out, never ``st.*``."""
+
+import numpy as np
+import numpy.typing as npt
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from ui.kit.figures import SCALED_COLOUR, lesson_layout, positions
+from ui.kit.text import t
+
+
+def softmax_bars(
+    scaled: npt.NDArray[np.float64],
+    probs: npt.NDArray[np.float64],
+    labels: list[str],
+    *,
+    lang: str,
+) -> go.Figure:
+    """What goes into softmax (left) and what comes out (right), bar for bar."""
+    fig = make_subplots(
+        rows=1,
+        cols=2,
+        subplot_titles=[t("sm_axis_input", lang), t("sm_axis_prob", lang)],
+        horizontal_spacing=0.08,
+    )
+    sides = [(scaled, "#64748b", "{:.4g}", ".6g"), (probs, SCALED_COLOUR, "{:.3f}", ".6f")]
+    for col, (values, colour, text, hover) in enumerate(sides, start=1):
+        bars = go.Bar(
+            x=list(range(len(values))),
+            y=values,
+            marker_color=colour,
+            showlegend=False,
+            text=[text.format(v) for v in values],
+            textposition="outside",
+            customdata=labels,
+            hovertemplate=f"%{{customdata}}: %{{y:{hover}}}<extra></extra>",
+        )
+        fig.add_trace(bars, row=1, col=col)
+    ticks = {"tickvals": list(range(len(labels))), "ticktext": labels}
+    fig.update_xaxes(**ticks)
+    fig.update_yaxes(range=[0, 1.15], row=1, col=2)
+    return lesson_layout(fig, 360)
+
+
+def gradient_bars(gradient: npt.NDArray[np.float64], *, lang: str) -> go.Figure:
+    """The cross-entropy gradient p − one-hot, one bar per input."""
+    fig = go.Figure(
+        go.Bar(
+            x=positions(len(gradient)),
+            y=gradient,
+            marker_color="#7c3aed",
+            text=[f"{v:.4f}" for v in gradient],
+            textposition="outside",
+            hovertemplate="%{x}: %{y:.6g}<extra></extra>",
+        )
+    )
+    return lesson_layout(
+        fig, 340, yaxis={"title": t("sm_axis_gradient", lang), "range": [-1.1, 1.1]}
+    )

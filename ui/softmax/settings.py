@@ -1,0 +1,19 @@
+"""The softmax lesson's settings: the numbers (as typed), the divisor and the gradient's target."""
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from ui.kit.settings import MAX_VALUES, VALUE_LIMIT, Settings, integer, number, numbers
+
+DEFAULT_VALUES = "2.0, 1.0, 0.1"
+
+
+@dataclass(frozen=True)
+class SoftmaxParams(Settings):
+    """Field names are the URL names and the widget keys."""
+
+    STORE: ClassVar[str] = "_softmax_params"
+
+    values: str = numbers(DEFAULT_VALUES)
+    divisor: float = number(1.0, 0.001, VALUE_LIMIT)
+    target: int = integer(0, 0, MAX_VALUES - 1)

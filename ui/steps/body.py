@@ -1,0 +1,166 @@
+"""Lesson: the six steps of attention, one screen each, for the lab's sentence and settings."""
+
+import math
+from collections.abc import Callable
+
+import numpy as np
+import streamlit as st
+
+from ui.kit import state
+from ui.kit.display import chart, safe_text, token_chips
+from ui.kit.figures import matrix_heatmap
+from ui.kit.formulas import mask_latex, scale_latex
+from ui.kit.text import t
+from ui.lab.compute import compute_lab
+from ui.lab.settings import LabParams
+from ui.steps.settings import STEPS, StepsParams
+from viz_core import AttentionSteps, LabResult
+
+DIMS = 8  # dimensions of Q, K, V and the output shown on a projector
+
+
+def _move(delta: int) -> None:
+    st.session_state.step = min(max(int(st.session_state.step) + delta, 1), STEPS)
+
+
+def render() -> None:
+    """Step indicator and buttons, one core call, then the chosen step's formula, why and matrix."""
+    # The lab's settings: those it last used, else this link's (with notes), as the lab reads them.
+    lang = state.open_page("st_title", "st_intro", LabParams, StepsParams)
+    params = state.stored(LabParams)
+    result = compute_lab(**params.core_kwargs())
+    if result.n_content == 0:
+        st.info(t("empty_text", lang), icon="✍️")
+        state.close_page(params, StepsParams(), share=False)
+        return
+    scaling = t("st_scaled_on" if params.scale else "st_scaled_off", lang)
+    token_chips(result.tokens)
+    mask = t(f"mask_{params.mask}", lang)
+    st.caption(t("st_settings", lang, d=params.d, scale=scaling, mask=mask, seed=params.seed))
+    step = navigator(lang)
+    st.header(t(f"st_step_{step}", lang))
+    SCREENS[step](result, lang)
+    state.close_page(params, StepsParams(step=step))
+
+
+def navigator(lang: str) -> int:
+    """Previous and next buttons around the six steps; returns the step on screen."""
+    previous, indicator, following = st.columns([1, 4, 1], vertical_alignment="center")
+    step = int(st.session_state.step)
+    previous.button(
+        t("st_prev", lang),
+        key="step_prev",
+        on_click=_move,
+        args=(-1,),
+        width="stretch",
+        disabled=step <= 1,
+    )
+    following.button(
+        t("st_next", lang),
+        key="step_next",
+        on_click=_move,
+        args=(1,),
+        width="stretch",
+        disabled=step >= STEPS,
+        type="primary",
+    )
+    with indicator:
+        st.radio(
+            t("st_indicator", lang, step=step),
+            range(1, STEPS + 1),
+            key="step",
+            horizontal=True,
+            format_func=lambda number: t(f"st_step_{number}", lang),
+        )
+    step = int(st.session_state.step)
+    st.progress(step / STEPS)
+    return step
+
+
+def show(key: str, result: LabResult, matrix: np.ndarray, lang: str, **options: object) -> None:
+    """One matrix, full width and large: rows are the tokens."""
+    columns = options.pop("columns", result.tokens)
+    fig = matrix_heatmap(matrix, result.tokens, columns, lang=lang, large=True, **options)  # type: ignore[arg-type]
+    chart(fig, key)
+
+
+def per_dimension(steps: AttentionSteps) -> dict[str, object]:
+    """Options for a matrix with one column per dimension: its first DIMS dimensions."""
+    labels = tuple(str(j) for j in range(min(DIMS, steps.d_k)))
+    return {
+        "columns": labels,
+        "kind": "scores",
+        "row_axis": "axis_token",
+        "col_axis": "axis_dimension",
+    }
+
+
+def step_qkv(result: LabResult, lang: str) -> None:
+    """Step 1: Q, K and V, one tab each."""
+    steps = result.steps
+    n, d_k = steps.q.shape
+    dims = min(DIMS, d_k)
+    st.latex(rf"Q = X W_Q,\quad K = X W_K,\quad V = X W_V \qquad ({n} \times {d_k})")
+    safe_text(t("st_why_1", lang, dims=dims, d=d_k))
+    matrices = (steps.q, steps.k, steps.v)
+    for tab, name, matrix in zip(st.tabs(["Q", "K", "V"]), "qkv", matrices, strict=True):
+        with tab:
+            show(f"step_{name}", result, matrix[:, :dims], lang, **per_dimension(steps))
+
+
+def step_scores(result: LabResult, lang: str) -> None:
+    """Step 2: QKᵀ."""
+    st.latex(r"S = Q K^{\top},\qquad S_{ij} = q_i \cdot k_j = \sum_{t=1}^{d} q_{it} k_{jt}")
+    safe_text(t("st_why_2", lang, n=len(result.tokens)))
+    show("step_scores", result, result.steps.scores, lang, kind="scores")
+
+
+def step_scaled(result: LabResult, lang: str) -> None:
+    """Step 3: ÷√d_k, with the divisor the computation used."""
+    steps = result.steps
+    heads = len(result.per_head)
+    st.latex(scale_latex(steps.d_k, steps.temperature, heads) if steps.scale else r"S' = S")
+    sqrt_d = f"{math.sqrt(steps.d_k):.4g}"
+    safe_text(t("st_why_3", lang, sqrt_d=sqrt_d) if steps.scale else t("st_why_3_off", lang))
+    show("step_scaled", result, steps.scaled, lang, kind="scores")
+
+
+def step_masked(result: LabResult, lang: str) -> None:
+    """Step 4: the mask."""
+    st.latex(mask_latex(lang))
+    safe_text(t("st_why_4", lang) + " " + t(f"masked_why_{result.mask}", lang))
+    show(
+        "step_masked",
+        result,
+        result.steps.masked,
+        lang,
+        kind="scores",
+        allowed=result.steps.allowed,
+    )
+
+
+def step_weights(result: LabResult, lang: str) -> None:
+    """Step 5: softmax."""
+    st.latex(r"A_{ij} = \frac{e^{M_{ij}}}{\sum_k e^{M_{ik}}},\qquad \sum_j A_{ij} = 1")
+    safe_text(t("st_why_5", lang))
+    steps = result.steps
+    show("step_weights", result, steps.weights, lang, kind="weights", allowed=steps.allowed)
+
+
+def step_output(result: LabResult, lang: str) -> None:
+    """Step 6: the output, a weighted sum of the values."""
+    steps = result.steps
+    n, d_v = steps.output.shape
+    st.latex(r"O = A V,\qquad o_i = \sum_j A_{ij}\, v_j")
+    safe_text(t("st_why_6", lang, n=n, d=d_v, dims=min(DIMS, d_v)))
+    show("step_output", result, steps.output[:, :DIMS], lang, **per_dimension(steps))
+
+
+SCREENS: dict[int, Callable[[LabResult, str], None]] = {
+    1: step_qkv,
+    2: step_scores,
+    3: step_scaled,
+    4: step_masked,
+    5: step_weights,
+    6: step_output,
+}

@@ -1,0 +1,17 @@
+"""The six-steps lesson's setting: which step is on screen (the rest are the lab's)."""
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from ui.kit.settings import Settings, integer
+
+STEPS = 6
+
+
+@dataclass(frozen=True)
+class StepsParams(Settings):
+    """``step`` is the URL name and the widget key."""
+
+    STORE: ClassVar[str] = "_steps_params"
+
+    step: int = integer(1, 1, STEPS)

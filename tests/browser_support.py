@@ -52,10 +52,38 @@ def launch(playwright):
     )
 
 
+# Counts the script runs a page has seen: each time the app's script state turns to "running".
+COUNT_RUNS = """
+(() => {
+  window.__scriptRuns = 0;
+  window.__runsSeen = 0;
+  let last = null;
+  const look = () => {
+    const app = document.querySelector("[data-testid='stApp']");
+    const state = app && app.getAttribute("data-test-script-state");
+    if (state === "running" && last !== "running") window.__scriptRuns += 1;
+    last = state;
+  };
+  new MutationObserver(look).observe(document, {
+    subtree: true, childList: true, attributes: true, attributeFilter: ["data-test-script-state"],
+  });
+})();
+"""
+RAN_AND_IDLE = f"""() => window.__scriptRuns > window.__runsSeen
+  && document.querySelector("{IDLE}") !== null"""
+
+
+def count_runs(context):
+    """Make every page of a browser context count its script runs (see ``wait_idle``)."""
+    context.add_init_script(COUNT_RUNS)
+    return context
+
+
 def wait_idle(page, settle_ms=400):
-    """Wait until the script has finished and the frontend has drawn."""
-    page.wait_for_timeout(150)
-    page.wait_for_selector(IDLE, timeout=60_000)
+    """Wait until a script run that started after the last wait has finished, then let the
+    frontend draw for ``settle_ms``. The page's context must count runs (``count_runs``)."""
+    page.wait_for_function(RAN_AND_IDLE, timeout=60_000)
+    page.evaluate("() => { window.__runsSeen = window.__scriptRuns; }")
     page.wait_for_timeout(settle_ms)
 
 

@@ -9,7 +9,7 @@ import math
 import numpy as np
 from numpy.testing import assert_allclose
 
-from viz_core import attention, softmax
+from viz_core import attention, cross_entropy_gradient, run_lab, softmax, softmax_breakdown
 
 XI_RAW = [15.3, 22.7, 18.2, 2.1, 1.8, 3.2, 2.9, 5.6, 4.1]  # "喜" row of the 9×9 example
 
@@ -19,10 +19,10 @@ def test_softmax_of_2_1_01():
 
     Σ is 11.2125 (11.212 is the sum of the rounded exps); the weights agree to 3 dp.
     """
-    x = np.array([2.0, 1.0, 0.1])
-    assert_allclose(np.exp(x), [7.389, 2.718, 1.105], atol=5e-4)
-    assert math.isclose(np.exp(x).sum(), 11.2125, abs_tol=1e-4)
-    assert_allclose(softmax(x), [0.659, 0.242, 0.099], atol=5e-4)
+    breakdown = softmax_breakdown([2.0, 1.0, 0.1])  # the softmax lesson's table
+    assert_allclose(breakdown.naive_exps, [7.389, 2.718, 1.105], atol=5e-4)
+    assert math.isclose(breakdown.naive_total, 11.2125, abs_tol=1e-4)
+    assert_allclose(breakdown.probs, [0.659, 0.242, 0.099], atol=5e-4)
 
 
 def test_xi_row_scaled_by_8():
@@ -30,12 +30,13 @@ def test_xi_row_scaled_by_8():
 
     The article prints Σ = 42.73; the sum is 42.7354 (it truncated). The weights agree to 2 dp.
     """
-    scaled = np.array(XI_RAW) / 8
+    breakdown = softmax_breakdown(XI_RAW, divisor=8)  # the softmax lesson's table
+    scaled = breakdown.scaled
     assert_allclose(scaled, [1.9125, 2.8375, 2.275, 0.2625, 0.225, 0.4, 0.3625, 0.7, 0.5125])
     exps = [6.77, 17.07, 9.73, 1.30, 1.25, 1.49, 1.44, 2.01, 1.67]
-    assert_allclose(np.exp(scaled), exps, atol=6e-3)
-    assert math.isclose(np.exp(scaled).sum(), 42.7354, abs_tol=1e-4)
-    weights = softmax(scaled)
+    assert_allclose(breakdown.naive_exps, exps, atol=6e-3)
+    assert math.isclose(breakdown.naive_total, 42.7354, abs_tol=1e-4)
+    weights = breakdown.probs
     assert_allclose(weights, [0.16, 0.40, 0.23, 0.03, 0.03, 0.03, 0.03, 0.05, 0.04], atol=5e-3)
     assert_allclose(weights.sum(), 1.0)
 
@@ -76,17 +77,20 @@ def test_near_uniform_002_001_001():
 
 def test_10_11_9_is_mild():
     """Article 2: Σ = 90003, P = [0.245, 0.665, 0.090]."""
-    assert math.isclose(np.exp([10.0, 11.0, 9.0]).sum(), 90003.69, abs_tol=0.01)
-    assert_allclose(softmax([10.0, 11.0, 9.0]), [0.245, 0.665, 0.090], atol=5e-4)
+    breakdown = softmax_breakdown([10.0, 11.0, 9.0])
+    assert math.isclose(breakdown.naive_total, 90003.69, abs_tol=0.01)
+    assert_allclose(breakdown.probs, [0.245, 0.665, 0.090], atol=5e-4)
 
 
 def test_40_44_36_is_nearly_one_hot():
     """Article 2: e^40 ≈ 2.35e17, e^44 ≈ 1.29e19, Σ ≈ 1.31e19, P = [0.018, 0.982, 0.0003]."""
-    assert_allclose(np.exp([40.0, 44.0, 36.0]), [2.35e17, 1.29e19, 4.31e15], rtol=4e-3)
-    weights = softmax([40.0, 44.0, 36.0])
+    breakdown = softmax_breakdown([40.0, 44.0, 36.0])
+    assert_allclose(breakdown.naive_exps, [2.35e17, 1.29e19, 4.31e15], rtol=4e-3)
+    weights = breakdown.probs
     printed = [round(weights[0], 3), round(weights[1], 3), round(weights[2], 4)]
     assert printed == [0.018, 0.982, 0.0003]
-    assert math.isclose(math.exp(44) / math.exp(36), 2981, rel_tol=1e-3)
+    # exp(44) / exp(36) ≈ e⁸ ≈ 2980: the stable table's e^(x − max) holds the same ratio.
+    assert math.isclose(breakdown.exps[1] / breakdown.exps[2], 2981, rel_tol=1e-3)
 
 
 def test_20_minus10_5_raw_and_gradient():
@@ -97,7 +101,8 @@ def test_20_minus10_5_raw_and_gradient():
     """
     weights = softmax([20.0, -10.0, 5.0])
     assert_allclose(weights, [1 - 3.059023e-7, 9.357623e-14, 3.059022e-7], rtol=1e-6)
-    gradient = weights - np.array([1.0, 0.0, 0.0])
+    gradient = cross_entropy_gradient(weights, target=0)  # the softmax lesson's gradient
+    assert_allclose(gradient, weights - np.array([1.0, 0.0, 0.0]))
     assert np.abs(gradient).max() < 1e-6
 
 
@@ -111,7 +116,8 @@ def test_20_minus10_5_scaled_by_8():
     assert_allclose(scaled, [2.5, -1.25, 0.625])
     weights = softmax(scaled)
     assert_allclose(weights, [0.849710, 0.019983, 0.130307], atol=1e-6)
-    assert_allclose(weights - np.array([1.0, 0.0, 0.0]), [-0.150290, 0.019983, 0.130307], atol=1e-6)
+    gradient = cross_entropy_gradient(weights, target=0)
+    assert_allclose(gradient, [-0.150290, 0.019983, 0.130307], atol=1e-6)
 
 
 def test_dot_products_of_halves_grow_with_d():
@@ -122,10 +128,13 @@ def test_dot_products_of_halves_grow_with_d():
 
 
 def test_sqrt_d_figures():
-    """Article 1: std of q·k is √d: ≈ 39.2 for d = 1536, ≈ 78 for 6144; BERT: √(768/12) = 8."""
-    assert round(math.sqrt(1536), 1) == 39.2
-    assert round(math.sqrt(6144), 1) == 78.4
-    assert math.sqrt(768 // 12) == 8
+    """Article 1: the lab divides by √d ≈ 39.2 at d = 1536 and ≈ 78.4 at 6144, and the scores it
+    divides spread that much; BERT-base's heads (768 / 12) divide by √64 = 8."""
+    for d, printed in [(1536, 39.2), (6144, 78.4)]:
+        result = run_lab("我喜欢人工智能", d=d)
+        assert round(result.steps.divisor, 1) == printed
+        assert abs(result.std_scores / printed - 1) < 0.35  # 81 scores: a rough spread
+    assert run_lab("我喜欢人工智能", d=768, heads=12).steps.divisor == 8
 
 
 def test_weighted_sum_of_values():

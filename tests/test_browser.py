@@ -3,7 +3,14 @@
 import re
 
 import pytest
-from browser_support import launch, require_browser, screenshot, streamlit_server, wait_idle
+from browser_support import (
+    count_runs,
+    launch,
+    require_browser,
+    screenshot,
+    streamlit_server,
+    wait_idle,
+)
 
 pytestmark = pytest.mark.browser
 STREAMLIT_PROBE = re.compile(r"/[\w-]+/_stcore/(health|host-config)$")
@@ -29,7 +36,9 @@ def chromium_browser(server):
 @pytest.fixture
 def page(chromium_browser):
     """A fresh browser context (no shared session), with console errors collected."""
-    context = chromium_browser.new_context(viewport={"width": 1400, "height": 1000}, locale="zh-CN")
+    context = count_runs(
+        chromium_browser.new_context(viewport={"width": 1400, "height": 1000}, locale="zh-CN")
+    )
     tab = context.new_page()
     tab.console_errors = []
 
@@ -122,10 +131,18 @@ def test_toggling_scaling_changes_the_weights(page, server):
 
 
 def test_a_shared_url_reproduces_the_same_numbers(page, server, chromium_browser):
-    """The URL after changes, opened in a new browser context, shows the same cells."""
-    open_app(page, server, "?d=96&seed=11&mask=causal")
+    """The URL after changes made with the widgets (d preset, mask), opened in a new browser
+    context, shows the same cells."""
+    open_app(page, server, "?seed=11&lang=en")
+    page.get_by_role("button", name="1,536", exact=True).click()
+    wait_idle(page, settle_ms=800)
+    page.locator(".st-key-mask label").filter(has_text="Causal").click()
+    wait_idle(page, settle_ms=800)
+    assert "d=1536" in page.url and "mask=causal" in page.url
     expected = cell_texts(page, "weights_heatmap")
-    other = chromium_browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+    other = count_runs(
+        chromium_browser.new_context(viewport={"width": 1400, "height": 1000})
+    ).new_page()
     try:
         open_app(other, server, page.url.split("/", 3)[-1])
         assert cell_texts(other, "weights_heatmap") == expected
@@ -219,8 +236,8 @@ def test_a_bad_url_on_every_page_shows_a_note(page, server, path):
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_presenter_mode_and_both_themes(chromium_browser, server, scheme):
     """Presenter mode in a light and a dark browser: drawn, themed, screenshots kept."""
-    context = chromium_browser.new_context(
-        viewport={"width": 1400, "height": 1000}, color_scheme=scheme
+    context = count_runs(
+        chromium_browser.new_context(viewport={"width": 1400, "height": 1000}, color_scheme=scheme)
     )
     tab = context.new_page()
     try:

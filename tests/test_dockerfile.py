@@ -6,7 +6,6 @@ import re
 import shlex
 import signal
 import subprocess
-import sys
 import venv
 
 from conftest import ROOT
@@ -76,4 +75,6 @@ def test_dockerfile_commands_install_start_and_pass_the_health_check(tmp_path):
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         server.wait(timeout=10)
-    assert sys.executable not in str(bin_dir)
+    # The health check is a real check: with the server gone, the same command fails.
+    stopped = subprocess.run(["sh", "-c", check], env=env, timeout=30, capture_output=True)
+    assert stopped.returncode != 0

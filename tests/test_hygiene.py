@@ -1,6 +1,7 @@
 """Project rules checked by the test command: a pure core, typed, lint-clean."""
 
 import ast
+import re
 import subprocess
 import sys
 
@@ -104,3 +105,18 @@ def test_the_app_entry_knows_pages_only_by_their_files():
     text = (ROOT / "streamlit_app.py").read_text(encoding="utf-8")
     for page in PAGES:
         assert f'"ui/{page}/page.py"' in text
+
+
+def test_the_readme_says_what_a_newcomer_needs_once():
+    """Each heading once; both articles named; the apt line the browser tests need; where the
+    app opens and how the language is chosen; the benchmarks' install step; the test time."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    headings = [line for line in text.splitlines() if line.startswith("#")]
+    assert len(headings) == len(set(headings)) and all(h.count("## ") <= 1 for h in headings)
+    assert "第七篇：自注意力" in text and "上一章节走完了自注意力的四步计算" in text
+    assert "apt-get install chromium fonts-noto-cjk fonts-noto-color-emoji" in text
+    assert "http://localhost:8501" in text and "?lang=zh" in text
+    assert "pip install -r requirements-dev.txt`: the drivers need" in text
+    assert re.search(r"takes about \d+ minutes", text)
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert "fonts-noto-color-emoji" in ci

@@ -137,10 +137,28 @@ def test_masked_cells_are_gaps_not_extreme_colours():
     )
 
 
-def test_language_from_the_url_and_from_the_browser():
-    """?lang=en gives English; no lang follows the browser (AppTest's locale is English)."""
-    assert open_page(lang="en").title[0].value == "Scaled dot-product attention, step by step"
-    assert open_page(lang="zh").title[0].value == "缩放点积注意力，一步一步看"
+ENGLISH_TITLE = "Scaled dot-product attention, step by step"
+CHINESE_TITLE = "缩放点积注意力，一步一步看"
+
+
+@pytest.mark.parametrize(
+    ("locale", "query", "title"),
+    [
+        ("en-US", {}, ENGLISH_TITLE),
+        ("zh-CN", {}, CHINESE_TITLE),
+        ("fr-FR", {}, CHINESE_TITLE),
+        ("en-US", {"lang": "zh"}, CHINESE_TITLE),
+        ("zh-CN", {"lang": "en"}, ENGLISH_TITLE),
+    ],
+)
+def test_language_from_the_url_else_from_the_browser(locale, query, title):
+    """?lang= wins; without it the browser's language decides (English for en-*, else Chinese)."""
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.context["locale"] = locale
+    for key, value in query.items():
+        at.query_params[key] = value
+    at.run()
+    assert at.title[0].value == title
 
 
 # --- every control through its widget --------------------------------------------------------
@@ -259,35 +277,54 @@ def test_very_long_sentence_is_capped_with_a_note_and_answers_quickly():
     assert elapsed < 20  # generous: it is ~1 s here; the benchmark measures it properly
 
 
+def notes(at):
+    """The texts of the page's info boxes."""
+    return [box.value for box in at.info]
+
+
+def noted(at, key, used):
+    """Whether a note says the link's ``key`` was replaced by ``used`` (in either language)."""
+    return any(
+        f"`{key}`" in text and (f"using {used} instead" in text or f"改用 {used}。" in text)
+        for text in notes(at)
+    )
+
+
 @pytest.mark.parametrize(
-    "query",
+    ("query", "key", "used"),
     [
-        {"d": "1e400"},
-        {"d": "nan"},
-        {"d": "-inf"},
-        {"d": "0"},
-        {"d": "-64"},
-        {"d": "99999999"},
-        {"d": "abc"},
-        {"d": ""},
-        {"seed": "1e400"},
-        {"seed": "-1"},
-        {"row": "999"},
-        {"row": "-1"},
-        {"mask": "bogus"},
-        {"lang": "fr"},
-        {"special": "perhaps"},
-        {"scale": "nan"},
-        {"d": ["1", "1e400"]},
+        ({"d": "1e400"}, "d", "64"),
+        ({"d": "nan"}, "d", "64"),
+        ({"d": "-inf"}, "d", "64"),
+        ({"d": "0"}, "d", "1"),
+        ({"d": "-64"}, "d", "1"),
+        ({"d": "99999999"}, "d", "8192"),
+        ({"d": "abc"}, "d", "64"),
+        ({"d": ""}, "d", "64"),
+        ({"seed": "1e400"}, "seed", "0"),
+        ({"seed": "-1"}, "seed", "0"),
+        ({"row": "-1"}, "row", "0"),
+        ({"mask": "bogus"}, "mask", "none"),
+        ({"lang": "fr"}, "lang", "zh"),
+        ({"special": "perhaps"}, "special", "true"),
+        ({"scale": "nan"}, "scale", "true"),
+        ({"d": ["1", "1e400"]}, "d", "64"),
     ],
 )
-def test_bad_url_values_never_crash_and_are_noted(query):
-    """Every bad value is replaced by a sane one with a visible note; never an exception."""
+def test_bad_url_values_never_crash_and_are_noted(query, key, used):
+    """Every bad value is replaced by a sane one with a note that names the key and the value
+    used instead; never an exception, never NaN."""
     at = open_page(**query)
     assert "weights_heatmap" in chart_keys(at)
-    if query != {"row": "999"}:  # row 999 is clamped to the sentence, with a caption instead
-        assert at.info, query
+    assert noted(at, key, used), notes(at)
     assert not np.isnan(heatmap_z(at)).any()
+
+
+def test_a_row_past_the_sentence_is_clamped_with_a_caption():
+    """row=999 in a 9-token sentence selects the last row, and a caption says so."""
+    at = open_page(row="999", lang="en")
+    assert at.selectbox(key="row").value == 8
+    assert any("8" in caption.value and "9" in caption.value for caption in at.caption)
 
 
 def test_huge_d_from_the_url_is_clamped():
@@ -398,13 +435,60 @@ def test_source_widget_switches_to_embeddings():
 
 
 @pytest.mark.parametrize(
-    "query",
-    [{"heads": "5"}, {"heads": "0"}, {"heads": "1e400"}, {"heads": "65", "d": "8192"},
-     {"head": "99"}, {"head": "-1"}, {"source": "glove"}, {"position": "maybe"},
-     {"temperature": "0"}, {"temperature": "100"}, {"temperature": "nan"}, {"temperature": "-1"}],
-)  # fmt: skip
-def test_bad_head_source_and_temperature_values_are_noted(query):
-    """Every bad new key is replaced with a sane value and a note; the page still draws."""
+    ("query", "key", "used"),
+    [
+        ({"heads": "5"}, "heads", "1"),
+        ({"heads": "0"}, "heads", "1"),
+        ({"heads": "1e400"}, "heads", "1"),
+        ({"heads": "65", "d": "8192"}, "heads", "64"),
+        ({"head": "99"}, "head", "0"),
+        ({"head": "-1"}, "head", "0"),
+        ({"source": "glove"}, "source", "random"),
+        ({"position": "maybe"}, "position", "true"),
+        ({"temperature": "0"}, "temperature", "0.05"),
+        ({"temperature": "100"}, "temperature", "20"),
+        ({"temperature": "nan"}, "temperature", "1"),
+        ({"temperature": "-1"}, "temperature", "0.05"),
+    ],
+)
+def test_bad_head_source_and_temperature_values_are_noted(query, key, used):
+    """Every bad new key is replaced with a sane value and a note naming key and value."""
     at = open_page(**query)
-    assert at.info, query
+    assert noted(at, key, used), notes(at)
     assert "weights_heatmap" in chart_keys(at)
+
+
+def shown_texts(at):
+    """Every text of the page: Markdown, captions, LaTeX and what st.html writes."""
+    return markdown_texts(at) + [element.proto.body for element in at.get("html")]
+
+
+def test_random_vectors_are_said_to_differ_from_the_articles_example():
+    """With random Q, K, V the lab says its weights are not the article's worked 喜 row."""
+    random = " ".join(shown_texts(open_page(lang="en")))
+    assert "differ from the article's worked 喜 row" in random
+    embedding = " ".join(shown_texts(open_page(lang="en", source="embedding")))
+    assert "differ from the article's worked 喜 row" not in embedding
+
+
+@pytest.mark.parametrize("mask", ["causal", "padding"])
+def test_a_mask_says_the_rest_is_renormalised_and_shows_the_row_sums(mask):
+    """Under the mask step: masked cells drop out, the rest are renormalised to sum to 1, with
+    the largest |Σ − 1| of the rows computed here."""
+    at = open_page(lang="en", mask=mask)
+    weights = heatmap_z(at)
+    attending = weights.sum(axis=1)[weights.sum(axis=1) > 0]
+    error = float(np.abs(attending - 1).max())
+    text = " ".join(shown_texts(at))
+    assert "renormalised, so each row still sums to 1" in text
+    assert f"max |Σ − 1| = {error:.1e}" in text
+    assert "renormalised" not in " ".join(shown_texts(open_page(lang="en")))
+
+
+def test_embeddings_without_positions_say_why_equal_characters_attend_alike():
+    """source=embedding, position=false: the page explains the identical rows on the page."""
+    at = open_page(lang="en", text="我爱我家", source="embedding", position="false")
+    text = " ".join(shown_texts(at))
+    assert "the same row of X → the same q, k and v" in text
+    other = " ".join(shown_texts(open_page(lang="en", text="我爱我家", source="embedding")))
+    assert "the same row of X" not in other

@@ -7,8 +7,8 @@ import pytest
 from conftest import chart_keys, decode, figure, markdown_texts, open_app
 from numpy.testing import assert_allclose
 
-from ui.softmax.presets import PRESETS, article_check
-from viz_core import make_quiz, run_lab, softmax, softmax_jacobian
+from ui.softmax.presets import PRESETS
+from viz_core import make_qkv, make_quiz, softmax
 
 
 def bar_y(at, key, trace=0):
@@ -44,33 +44,92 @@ def test_settings_survive_a_trip_through_the_lessons():
 # --- softmax lesson -------------------------------------------------------------------------
 
 
+def notes(at):
+    """The texts of every info, warning and success box."""
+    return [box.value for kind in ("info", "warning", "success") for box in at.get(kind)]
+
+
 def test_softmax_defaults_to_the_articles_first_example():
     """[2.0, 1.0, 0.1]: probabilities 0.659, 0.242, 0.099 drawn, and the article agrees."""
     at = open_app("softmax", lang="en")
     assert_allclose(bar_y(at, "softmax_bars", 1), softmax([2.0, 1.0, 0.1]))
-    assert any("Agrees with the article" in text for text in markdown_texts(at))
+    assert any("agrees with the article: [0.659, 0.242, 0.099]" in text for text in notes(at))
 
 
-@pytest.mark.parametrize("name", sorted(PRESETS))
-def test_each_preset_is_one_click_and_the_article_check_is_computed(name):
-    """A preset sets values and divisor; a mismatch with the article is reported, computed."""
+# Written from the articles (what they print) and by hand (the computation, to the article's
+# decimals): each preset's verdicts. None = the article agrees.
+ARTICLE_VERDICTS = {
+    "basic": [("softmax output", "[0.659, 0.242, 0.099]", None)],
+    "winner": [("softmax output", "[0.99998, 0.00005, 0.00000]", "[0.99995, 0.00005, 0.00000]")],
+    "flat": [("softmax output", "[0.337, 0.332, 0.332]", "[0.336, 0.332, 0.332]")],
+    "mild": [("softmax output", "[0.245, 0.665, 0.090]", None)],
+    "sharp": [("softmax output", "[0.018, 0.982, 0.0003]", None)],
+    "xi_raw": [],
+    "xi_8": [
+        ("softmax output", "[0.16, 0.40, 0.23, 0.03, 0.03, 0.03, 0.03, 0.05, 0.04]", None),
+        ("denominator", "42.73", "42.74"),
+    ],
+    "five_raw": [
+        ("softmax output", "[0.001, 0.997, 0.002, ≈0, ≈0]", "[0.001, 0.988, 0.011, 0.000, 0.000]")
+    ],
+    "five_8": [
+        (
+            "softmax output",
+            "[0.187, 0.473, 0.270, 0.036, 0.035]",
+            "[0.187, 0.473, 0.269, 0.036, 0.035]",
+        )
+    ],
+    "grad_raw": [
+        ("softmax output", "[0.9999, 0.0000, 0.0001]", "[1.0000, 0.0000, 0.0000]"),
+        ("gradient", "≈ [−0.0001, 0, 0]", "[0.0000, 0, 0]"),
+    ],
+    "grad_8": [
+        ("softmax output", "[0.76, 0.02, 0.22]", "[0.85, 0.02, 0.13]"),
+        ("gradient", "[−0.24, 0.02, 0.22]", "[−0.15, 0.02, 0.13]"),
+    ],
+    "overflow": [],
+}
+
+
+def test_every_preset_is_in_the_verdict_table():
+    """The pinned table covers every preset the page offers."""
+    assert set(ARTICLE_VERDICTS) == set(PRESETS)
+
+
+@pytest.mark.parametrize("name", sorted(ARTICLE_VERDICTS))
+def test_each_preset_shows_the_articles_numbers_beside_the_computed_ones(name):
+    """One click sets the preset; each printed number the article gets right is confirmed, and
+    each it gets wrong is shown beside the computed one — pinned here, not recomputed."""
     at = open_app("softmax", lang="en")
     at.button(key=f"sm_{name}").click().run()
-    preset = PRESETS[name]
-    assert at.query_params["values"] == preset.values
-    assert float(at.query_params["divisor"]) == preset.divisor
-    if preset.printed:
-        values = [float(v) for v in preset.values.split(",")]
-        agrees, _ = article_check(preset, tuple(softmax(np.array(values) / preset.divisor)))
-        word = "Agrees" if agrees else "The article prints"
-        assert any(word in text for text in markdown_texts(at)), name
+    assert at.query_params["values"] == PRESETS[name].values
+    boxes = notes(at)
+    shown = [text for text in boxes if "article" in text]
+    expected = ARTICLE_VERDICTS[name] + ([("twin", "", "")] if name == "xi_raw" else [])
+    assert len(shown) == len(expected), shown
+    for what, printed, computed in ARTICLE_VERDICTS[name]:
+        if computed is None:
+            assert any(what in box and "agrees" in box and printed in box for box in boxes)
+        else:
+            assert any(
+                what in box and f"prints {printed}" in box and f"gives {computed}" in box
+                for box in boxes
+            ), (what, boxes)
 
 
-def test_the_articles_wrong_numbers_are_called_out():
-    """[20, −10, 5] ÷ 8: the article prints [0.76, 0.02, 0.22]; computed [0.85, 0.02, 0.13]."""
-    at = open_app("softmax", lang="en", values="20, -10, 5", divisor="8")
-    (warning,) = [w.value for w in at.warning]
-    assert "[0.76, 0.02, 0.22]" in warning and "[0.85, 0.02, 0.13]" in warning
+def test_the_unscaled_xi_row_carries_the_article_note_with_token_labels():
+    """The 喜 row unscaled: the article prints it only ÷ 8; the note gives the computed row, and
+    every figure is labelled with the article's tokens, not x0 … x8."""
+    at = open_app("softmax", lang="en", values=PRESETS["xi_raw"].values)
+    x = np.array([15.3, 22.7, 18.2, 2.1, 1.8, 3.2, 2.9, 5.6, 4.1])
+    p = np.exp(x - x.max()) / np.exp(x - x.max()).sum()
+    (note,) = [text for text in notes(at) if "only after ÷ 8" in text]
+    assert "[0.16, 0.40, 0.23" in note and f"takes {p.max():.2f}" in note
+    tokens = ["我", "喜", "欢", "人", "工", "智", "能", "[CLS]", "[SEP]"]
+    assert figure(at, "softmax_bars")["layout"]["xaxis"]["ticktext"] == tokens
+    assert figure(at, "jacobian_heatmap")["layout"]["yaxis"]["ticktext"] == tokens
+    assert at.selectbox(key="target").options[:3] == ["the largest (喜)", "我", "喜"]
+    assert list(at.dataframe[0].value.iloc[:, 0]) == tokens
 
 
 def test_naive_softmax_overflow_is_shown_in_words_never_as_nan():
@@ -83,34 +142,77 @@ def test_naive_softmax_overflow_is_shown_in_words_never_as_nan():
     assert_allclose(bar_y(at, "softmax_bars", 1), [1 / (1 + math.exp(-1)), 1 / (1 + math.e)])
 
 
-def test_gradient_and_jacobian_follow_the_target():
-    """target=1: the gradient is p − one-hot(1); the Jacobian heatmap is diag(p) − p pᵀ."""
-    at = open_app("softmax", values="2.5, -1.25, 0.625", target="1")
-    p = softmax([2.5, -1.25, 0.625])
-    assert_allclose(bar_y(at, "gradient_bars"), p - np.array([0, 1, 0]))
-    (heatmap,) = [tr for tr in figure(at, "jacobian_heatmap")["data"] if tr["type"] == "heatmap"]
-    assert_allclose(decode(heatmap["z"]), softmax_jacobian(p))
+def jacobian_by_hand(x):
+    """∂p_i/∂x_j = p_i(δ_ij − p_j) for p = softmax(x), written out."""
+    e = np.exp(np.asarray(x) - np.max(x))
+    p = e / e.sum()
+    return np.diag(p) - np.outer(p, p)
+
+
+def heatmap_of(at, key):
+    """The heatmap trace of a chart."""
+    (heatmap,) = [tr for tr in figure(at, key)["data"] if tr["type"] == "heatmap"]
+    return heatmap
+
+
+def test_the_jacobian_vanishes_unscaled_and_is_drawn_on_a_fixed_scale():
+    """[20, −10, 5] ÷ 8 beside ÷ 1: both Jacobians, their norms on the page, and a colour scale
+    fixed at ±1/4, so the near-zero unscaled matrix looks near zero."""
+    at = open_app("softmax", lang="en", values="20, -10, 5", divisor="8")
+    scaled, unscaled = jacobian_by_hand([2.5, -1.25, 0.625]), jacobian_by_hand([20, -10, 5])
+    for key, expected in [("jacobian_heatmap", scaled), ("jacobian_unscaled", unscaled)]:
+        heatmap = heatmap_of(at, key)
+        assert_allclose(decode(heatmap["z"]), expected, atol=1e-15)
+        assert (heatmap["zmin"], heatmap["zmax"]) == (-0.25, 0.25)
+    text = " ".join(page_texts(at))
+    assert f"‖J‖ = {np.linalg.norm(scaled):.3g}" in text
+    assert f"‖J‖ = {np.linalg.norm(unscaled):.3g}" in text
+    assert np.linalg.norm(unscaled) < 1e-5 < 0.1 < np.linalg.norm(scaled)
+
+
+def test_with_divisor_one_there_is_one_jacobian_and_a_hint():
+    """Nothing to compare at ÷ 1: one Jacobian, and the page suggests a ÷ 8 example."""
+    at = open_app("softmax", lang="en", values="20, -10, 5")
+    assert "jacobian_heatmap" in chart_keys(at) and "jacobian_unscaled" not in chart_keys(at)
+    assert any("Pick a “÷ 8” example" in text for text in page_texts(at))
+
+
+def test_the_loss_gradient_targets_the_largest_entry_by_default():
+    """No target in the link: the right answer is the largest entry, as in the article."""
+    at = open_app("softmax", values="1, 5, 2")
+    e = np.exp(np.array([1.0, 5.0, 2.0]) - 5)
+    assert_allclose(bar_y(at, "gradient_bars"), e / e.sum() - np.array([0, 1, 0]))
+
+
+def test_a_saturated_wrong_answer_has_two_large_gradient_entries():
+    """[20, −10, 5], right answer 5 (position 2): ≈ +1 at the winner, ≈ −1 at the target, ≈ 0
+    elsewhere; the page counts the two entries."""
+    at = open_app("softmax", lang="en", values="20, -10, 5", target="2")
+    e = np.exp(np.array([20.0, -10.0, 5.0]) - 20)
+    gradient = e / e.sum() - np.array([0, 0, 1])
+    assert_allclose(bar_y(at, "gradient_bars"), gradient)
+    assert any("2 of the 3 entries are ≥ 0.01" in text for text in page_texts(at))
 
 
 @pytest.mark.parametrize(
-    "query",
+    ("query", "key", "used"),
     [
-        {"values": "nan,1"},
-        {"values": "1e400"},
-        {"values": ""},
-        {"values": ",".join(["1"] * 13)},
-        {"values": "<script>alert(1)</script>"},
-        {"divisor": "0"},
-        {"divisor": "-1"},
-        {"divisor": "inf"},
-        {"target": "99"},
-        {"target": "x"},
+        ({"values": "nan,1"}, "values", "2.0, 1.0, 0.1"),
+        ({"values": "1e400"}, "values", "2.0, 1.0, 0.1"),
+        ({"values": ""}, "values", "2.0, 1.0, 0.1"),
+        ({"values": ",".join(["1"] * 13)}, "values", "2.0, 1.0, 0.1"),
+        ({"values": "<script>alert(1)</script>"}, "values", "2.0, 1.0, 0.1"),
+        ({"divisor": "0"}, "divisor", "0.001"),
+        ({"divisor": "-1"}, "divisor", "0.001"),
+        ({"divisor": "inf"}, "divisor", "1"),
+        ({"target": "99"}, "target", "11"),
+        ({"target": "x"}, "target", "-1"),
     ],
 )
-def test_softmax_bad_url_values_are_noted(query):
-    """Bad numbers, divisors or targets: a note, sane values, the page still works."""
-    at = open_app("softmax", **query)
-    assert at.info or at.warning
+def test_softmax_bad_url_values_are_noted(query, key, used):
+    """Bad numbers, divisors or targets: a note naming the key and the value used instead."""
+    at = open_app("softmax", lang="en", **query)
+    assert any(f"`{key}`" in text and f"using {used} instead" in text for text in notes(at))
     assert "softmax_bars" in chart_keys(at)
 
 
@@ -151,19 +253,70 @@ def test_histogram_for_the_chosen_d_marks_the_articles_figure():
     assert abs(raw.std() / math.sqrt(1536) - 1) < 0.1
 
 
-def test_animation_has_a_frame_per_d_and_a_play_button():
-    """The sharpening animation: one frame per d from 1 to 8192 and play/pause buttons."""
+def test_uniform_theory_numbers_and_lines_follow_the_distribution():
+    """distribution=uniform, d=6144: the theory is √(d/9) ≈ 26.1, not √d = 78.4: in the text and
+    in the reference lines (±26.1 raw, ±1/3 scaled); the article's 78.4 is not marked."""
+    at = open_app("scaling", lang="en", d="6144", distribution="uniform")
+    theory = math.sqrt(6144 / 9)
+    text = " ".join(page_texts(at))
+    assert f"theory √(d/9) = {theory:.3g}" in text and "theory 0.333" in text
+    spec = figure(at, "dot_histogram")
+    lines = sorted(shape["x0"] for shape in spec["layout"]["shapes"])
+    assert_allclose(lines, [-theory, -1 / 3, 1 / 3, theory])
+    assert not any("78.4" in a["text"] for a in spec["layout"]["annotations"])
+    normal = figure(open_app("scaling", lang="en", d="6144"), "dot_histogram")
+    assert_allclose(
+        sorted(s["x0"] for s in normal["layout"]["shapes"]), [-(6144**0.5), -1, 1, 6144**0.5]
+    )
+
+
+def test_animation_has_a_frame_per_d_and_a_caption_counted_from_its_frames():
+    """The sharpening animation: one frame per d from 1 to 8192, play/pause buttons, and a
+    caption whose numbers are the frames' own largest weights (read back from the figure)."""
     at = open_app("scaling", lang="en")
     spec = figure(at, "sharpening_animation")
     assert [frame["name"] for frame in spec["frames"]] == [str(2**p) for p in range(14)]
     assert spec["layout"]["updatemenus"][0]["buttons"][0]["method"] == "animate"
+    raw = np.array([decode(frame["data"][0]["y"]).max() for frame in spec["frames"]])
+    scaled = np.array([decode(frame["data"][1]["y"]).max() for frame in spec["frames"]])
+    (caption,) = [c.value for c in at.caption if "Press ▶" in c.value]
+    assert f"ranges from {raw.min():.2f} to {raw.max():.2f}" in caption
+    assert f"above 0.99 at {(raw > 0.99).sum()} of the 14" in caption
+    assert (
+        f"from {scaled.min():.2f} to {scaled.max():.2f}, above 0.99 at {(scaled > 0.99).sum()}"
+        in caption
+    )
+    assert "stays steady" not in caption
 
 
-@pytest.mark.parametrize("query", [{"d": "1e400"}, {"d": "0"}, {"distribution": "cauchy"}])
-def test_scaling_bad_url_values_are_noted(query):
-    """Bad d or distribution: a note, sane values, every chart still drawn."""
-    at = open_app("scaling", **query)
-    assert at.info
+def test_animation_frames_match_an_independent_computation():
+    """Each frame is softmax(q·k_j) over the first d dimensions of one seeded q and nine k
+    (seed 0, drawn q first), computed here in plain numpy, raw and ÷√d."""
+    spec = figure(open_app("scaling", lang="en"), "sharpening_animation")
+    rng = np.random.default_rng(0)
+    q = rng.standard_normal(8192)
+    k = rng.standard_normal((9, 8192))
+    for frame in spec["frames"]:
+        d = int(frame["name"])
+        scores = k[:, :d] @ q[:d]
+        for trace, divisor in zip(frame["data"], (1.0, math.sqrt(d)), strict=True):
+            e = np.exp(scores / divisor - (scores / divisor).max())
+            assert_allclose(decode(trace["y"]), e / e.sum(), atol=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("query", "key", "used"),
+    [
+        ({"d": "1e400"}, "d", "1536"),
+        ({"d": "0"}, "d", "1"),
+        ({"d": "99999"}, "d", "8192"),
+        ({"distribution": "cauchy"}, "distribution", "normal"),
+    ],
+)
+def test_scaling_bad_url_values_are_noted(query, key, used):
+    """Bad d or distribution: a note naming the key and the value used; every chart drawn."""
+    at = open_app("scaling", lang="en", **query)
+    assert any(f"`{key}`" in text and f"using {used} instead" in text for text in notes(at))
     assert len(chart_keys(at)) == 6
 
 
@@ -208,11 +361,13 @@ def test_steps_numbers_come_from_the_computation_not_the_url(query, d_k, shape):
     """With heads, every head divides by √d_k, not by √d: step 3 says ÷ √d_k beside a matrix
     divided by it, and steps 1 and 6 give the head's shapes (d_k columns, not d)."""
     at = open_app("steps", step="3", lang="en", **query)
-    heads, head = int(query.get("heads", 1)), int(query.get("head", 0))
-    expected = run_lab("我喜欢人工智能", d=int(query["d"]), heads=heads, head=head)
+    head = int(query.get("head", 0))
+    tokens = ["[CLS]", *"我喜欢人工智能", "[SEP]"]
+    q, k, _ = make_qkv(tokens, d=int(query["d"]), seed=0)  # the lab's random Q, K
+    columns = slice(head * d_k, (head + 1) * d_k)  # head h is columns h·d_k … (h+1)·d_k − 1
+    expected = q[:, columns] @ k[:, columns].T / math.sqrt(d_k)
     (heatmap,) = [tr for tr in figure(at, "step_scaled")["data"] if tr["type"] == "heatmap"]
-    scaled = decode(heatmap["z"])
-    assert_allclose(scaled, expected.steps.scores / math.sqrt(d_k))
+    assert_allclose(decode(heatmap["z"]), expected, rtol=1e-12)
     sqrt_d_k = f"{math.sqrt(d_k):.4g}"
     assert any(f"√d = {sqrt_d_k}" in text for text in page_texts(at))
     wrong = f"{math.sqrt(int(query['d'])):.4g}"
@@ -243,12 +398,42 @@ def test_quiz_has_the_articles_questions_and_eight_numeric_ones():
 def test_quiz_checks_answers_and_gives_feedback():
     """A right answer gets ✓, a wrong one ✗ with a hint; the score counts the right ones."""
     at = open_app("quiz", lang="en", quiz_seed="3")
+    assert at.subheader[-1].value == "Answer a question to see your score here (8 questions)."
+    assert not at.success and not at.error
     questions = make_quiz(3)
     at.number_input(key="answer_3_1").set_value(round(questions[0].answer, 3)).run()
     at.number_input(key="answer_3_2").set_value(questions[1].answer + 1).run()
     assert any("Correct" in s.value for s in at.success)
     assert any("Not quite" in e.value for e in at.error)
-    assert at.subheader[-1].value == "1 of 8 right"
+    assert at.subheader[-1].value == "1 right of the 2 answered (8 questions)."
+
+
+def test_the_shown_answers_match_an_independent_computation():
+    """The answers behind "Show the answer", for three kinds, recomputed here from the numbers
+    the page prints in the questions."""
+    at = open_app("quiz", lang="en", quiz_seed="7")
+    questions = make_quiz(7)
+    shown = " ".join(element.proto.body for element in at.get("html"))
+    causal = next(q for q in questions if q.kind == "causal_count")
+    n = int(causal.numbers["n"])
+    assert f"Answer: {n * (n - 1) // 2}." in shown
+    scaled = next(q for q in questions if q.kind == "scaled_score")
+    value = scaled.numbers["s"] / math.sqrt(scaled.numbers["d"])
+    assert f"Answer: {value:.4g}." in shown
+    entropy = next(q for q in questions if q.kind == "entropy_uniform")
+    assert f"Answer: {math.log(entropy.numbers['n']):.4g}." in shown
+
+
+def test_a_count_takes_a_whole_number():
+    """The causal-mask question's answer is a count: its box steps by 1 and shows no decimals;
+    the others take decimals."""
+    at = open_app("quiz", lang="en", quiz_seed="5")
+    kinds = [question.kind for question in make_quiz(5)]
+    for number, kind in enumerate(kinds, start=1):
+        box = at.number_input(key=f"answer_5_{number}")
+        expected = ("%d", 1.0, "INT") if kind == "causal_count" else ("%.4f", 0.01, "FLOAT")
+        data_type = box.proto.DataType.Name(box.proto.data_type)
+        assert (box.proto.format, box.proto.step, data_type) == expected, kind
 
 
 def test_quiz_seed_is_shared_by_link():
@@ -270,5 +455,6 @@ def test_new_questions_button_changes_the_seed():
 
 @pytest.mark.parametrize("seed", ["-1", "1e400", "abc", str(2**40)])
 def test_quiz_bad_seed_is_noted(seed):
-    """A bad quiz number is replaced, with a note."""
-    assert open_app("quiz", quiz_seed=seed).info
+    """A bad quiz number is replaced, with a note naming the key."""
+    at = open_app("quiz", lang="en", quiz_seed=seed)
+    assert any("`quiz_seed`" in text and "using " in text for text in notes(at))

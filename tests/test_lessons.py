@@ -168,7 +168,7 @@ def test_quiz_is_the_same_for_the_same_seed():
 
 @pytest.mark.parametrize("seed", range(20))
 def test_quiz_answers_follow_from_their_numbers(seed):
-    """Each answer is recomputed here from the question's numbers, independently."""
+    """Every answer is recomputed here from the question's numbers, independently."""
     by_kind = {q.kind: q for q in make_quiz(seed)}
     n = by_kind["softmax_by_hand"].numbers
     x = [n["x0"], n["x1"], n["x2"]]
@@ -183,7 +183,17 @@ def test_quiz_answers_follow_from_their_numbers(seed):
     p_t = math.exp(g[int(grad["t"])]) / sum(map(math.exp, g))
     assert math.isclose(by_kind["gradient"].answer, p_t - 1)
     two = by_kind["two_scores"]
-    assert math.isclose(two.answer, softmax([two.numbers["delta"], 0.0])[0])
+    assert math.isclose(two.answer, 1 / (1 + math.exp(-two.numbers["delta"])))
+    scaled = by_kind["scaled_score"].numbers
+    assert math.isclose(by_kind["scaled_score"].answer, scaled["s"] / math.sqrt(scaled["d"]))
+    uniform = by_kind["uniform_variance"]
+    assert math.isclose(uniform.answer, uniform.numbers["d"] * (1 / 3) ** 2)
+    entropy = by_kind["entropy_uniform"]
+    n_keys = int(entropy.numbers["n"])
+    assert math.isclose(
+        entropy.answer, -sum(1 / n_keys * math.log(1 / n_keys) for _ in range(n_keys))
+    )
+    assert set(by_kind) == set(QUESTION_KINDS)  # every kind was recomputed above
 
 
 def test_answers_are_checked_with_a_tolerance():

@@ -103,7 +103,7 @@ def format_cell(value: float, kind: str) -> str:
         return format_value(value)
     if kind == "weights":
         return f"{value:.2f}"
-    if kind == "fine":  # small signed values, such as a softmax Jacobian
+    if kind in ("fine", "jacobian"):  # small signed values, such as a softmax Jacobian
         return "0.000" if f"{value:.3f}" == "-0.000" else f"{value:.3f}".replace("-", "\u2212")
     text = f"{value:.0f}" if abs(value) >= 9.95 else f"{value:.1f}"
     return "0.0" if text == "-0.0" else text.replace("-", "\u2212")
@@ -182,10 +182,16 @@ def _heatmap(
     }
 
 
+JACOBIAN_LIMIT = 0.25  # |p_i(δ_ij − p_j)| ≤ 1/4: a fixed scale, so near zero looks near zero
+
+
 def _colours(z: npt.NDArray[np.float64], kind: str) -> dict[str, Any]:
-    """Weights on 0 … 1 in blues; scores on a diverging scale symmetric about 0."""
+    """Weights on 0 … 1 in blues; a softmax Jacobian on ±1/4; scores on a diverging scale
+    symmetric about 0 that spans their largest magnitude."""
     if kind == "weights":
         return {"colorscale": BLUES, "zmin": 0.0, "zmax": 1.0}
+    if kind == "jacobian":
+        return {"colorscale": DIVERGING, "zmin": -JACOBIAN_LIMIT, "zmax": JACOBIAN_LIMIT}
     finite = np.abs(z[np.isfinite(z)])
     limit = float(finite.max()) if finite.size else 1.0
     return {"colorscale": DIVERGING, "zmin": -limit, "zmax": limit}

@@ -89,6 +89,8 @@ def tokens_section(result: LabResult, params: LabParams, lang: str) -> None:
     token_chips(result.tokens)
     caveat = " " + t("random_caveat", lang) if params.source == "random" else ""
     st.caption(t("tokens_why", lang, d=params.d) + caveat)
+    if params.source == "embedding" and not params.position:
+        safe_text(t("embedding_alike_why", lang))
     if params.heads > 1:
         st.info(
             t("head_shown", lang, head=params.head, heads=params.heads, d_k=result.steps.d_k),
@@ -208,6 +210,8 @@ def masked_section(result: LabResult, row: int, lang: str) -> None:
     st.subheader(t("masked_title", lang))
     st.latex(mask_latex(lang))
     st.caption(t(f"masked_why_{result.mask}", lang))
+    if result.mask != "none":
+        safe_text(t("mask_renormalised", lang, error=f"{result.row_sum_error:.1e}"))
     stage_heatmap(result, "masked", lang=lang, allowed=result.steps.allowed, selected_row=row)
 
 

@@ -12,6 +12,7 @@ from ui.quiz.settings import QuizParams
 from viz_core import SEED_MAX, Question, make_quiz
 
 ARTICLE_QUESTIONS = ("qz_a1", "qz_a2", "qz_a3")
+COUNTS = {"causal_count"}  # questions whose answer is a whole number
 
 
 def _new_quiz() -> None:
@@ -45,11 +46,13 @@ def render() -> None:
     article_questions(lang)
     st.header(t("qz_numeric_title", lang))
     questions = quiz(params.quiz_seed)
-    right_answers = sum(
+    results = [
         ask(number, question, params.quiz_seed, lang)
         for number, question in enumerate(questions, start=1)
-    )
-    st.subheader(t("qz_score", lang, right=right_answers, total=len(questions)))
+    ]
+    answered = [right for right in results if right is not None]
+    score = {"right": sum(answered), "answered": len(answered), "total": len(questions)}
+    st.subheader(t("qz_score" if answered else "qz_score_none", lang, **score))
     state.close_page(params)
 
 
@@ -62,24 +65,26 @@ def article_questions(lang: str) -> None:
             safe_text(t(f"{name}_a", lang))
 
 
-def ask(number: int, question: Question, seed: int, lang: str) -> bool:
-    """One numeric question with its answer box and feedback; True when answered right."""
+def ask(number: int, question: Question, seed: int, lang: str) -> bool | None:
+    """One numeric question with its answer box and feedback: right, wrong, or None when not
+    answered yet. A count takes a whole number."""
     numbers = _numbers(question)
     safe_text(f"{number}. " + t(f"qz_{question.kind}", lang, **numbers), tag="h4")
+    whole = question.kind in COUNTS
     answer = st.number_input(
         t("qz_answer_label", lang),
         key=f"answer_{seed}_{number}",
         value=None,
-        format="%.4f",
-        placeholder="0.0000",
+        step=1 if whole else None,
+        format="%d" if whole else "%.4f",
+        placeholder="0" if whole else "0.0000",
     )
     hint = t(f"qz_hint_{question.kind}", lang, **numbers)
-    right = answer is not None and question.is_correct(answer)
-    if answer is not None:
-        if right:
-            st.success(t("qz_correct", lang, answer=answer_text(question)))
-        else:
-            st.error(t("qz_wrong", lang, hint=hint))
+    right = None if answer is None else question.is_correct(answer)
+    if right is True:
+        st.success(t("qz_correct", lang, answer=answer_text(question)))
+    elif right is False:
+        st.error(t("qz_wrong", lang, hint=hint))
     with st.expander(t("qz_show", lang)):
         safe_text(t("qz_answer_is", lang, answer=answer_text(question), hint=hint))
     return right

@@ -25,6 +25,7 @@ SAMPLES = 2000  # random pairs per d: ±3 % on each variance, and d = 8192 in un
 TRIALS = 200  # rows of n scores per d for the saturation curves
 ROW_TOKENS = 9  # the articles' 9 × 9 example
 PRESETS = (64, 1536, 6144)
+ONE_HOT = 0.99  # a largest weight above this counts as one-hot
 
 
 @shared(max_mb=1)
@@ -141,8 +142,22 @@ def saturation_section(params: ScalingParams, lang: str) -> None:
 
 
 def animation_section(lang: str) -> None:
-    """One row of scores as d grows: unscaled it turns one-hot."""
+    """One row of scores as d grows: what its largest weight does, counted from the frames."""
+    rows = sharpening_rows()
     st.subheader(t("sc_animation_title", lang))
-    st.caption(t("sc_animation_why", lang))
-    chart(figures.sharpening_animation(sharpening_rows(), lang=lang), "sharpening_animation")
+    top_raw, top_scaled = rows.raw.max(axis=1), rows.scaled.max(axis=1)  # (len(ds),)
+    numbers = {
+        "raw_min": f"{top_raw.min():.2f}",
+        "raw_max": f"{top_raw.max():.2f}",
+        "raw_onehot": int((top_raw > ONE_HOT).sum()),
+        "scaled_min": f"{top_scaled.min():.2f}",
+        "scaled_max": f"{top_scaled.max():.2f}",
+        "scaled_onehot": int((top_scaled > ONE_HOT).sum()),
+        "d_count": len(rows.ds),
+    }
+    verdict = "spread" if numbers["scaled_onehot"] == 0 and top_scaled.max() < 0.9 else "mixed"
+    st.caption(
+        t("sc_animation_why", lang, **numbers) + " " + t(f"sc_animation_verdict_{verdict}", lang)
+    )
+    chart(figures.sharpening_animation(rows, lang=lang), "sharpening_animation")
     st.info(t("sc_temperature_note", lang), icon="🌡️")

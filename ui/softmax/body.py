@@ -6,13 +6,19 @@ import streamlit as st
 from ui.kit import state
 from ui.kit.cache import shared
 from ui.kit.display import chart, number_input, safe_text
-from ui.kit.figures import format_value, matrix_heatmap, positions
+from ui.kit.figures import format_value, matrix_heatmap
 from ui.kit.settings import parse_values
 from ui.kit.text import t
 from ui.softmax import figures
-from ui.softmax.presets import PRESETS, active_preset, article_check
-from ui.softmax.settings import DEFAULT_VALUES, SoftmaxParams
-from viz_core import SoftmaxBreakdown, cross_entropy_gradient, softmax_breakdown, softmax_jacobian
+from ui.softmax.presets import PRESETS, active_preset, compare, labels_for, largest
+from ui.softmax.settings import DEFAULT_VALUES, LARGEST, SoftmaxParams
+from viz_core import (
+    SoftmaxBreakdown,
+    cross_entropy_gradient,
+    jacobian_norm,
+    softmax_breakdown,
+    softmax_jacobian,
+)
 
 
 @shared(max_mb=1)
@@ -22,8 +28,10 @@ def compute(values: tuple[float, ...], divisor: float) -> SoftmaxBreakdown:
 
 
 def _use_preset(name: str) -> None:
-    st.session_state.values = PRESETS[name].values
-    st.session_state.divisor = float(PRESETS[name].divisor)
+    preset = PRESETS[name]
+    st.session_state.values = preset.values
+    st.session_state.divisor = float(preset.divisor)
+    st.session_state.target = LARGEST
 
 
 def _number(value: float) -> str:
@@ -49,11 +57,13 @@ def render() -> None:
     assert values is not None
     divisor = float(st.session_state.divisor)
     breakdown = compute(values, divisor)
+    labels = labels_for(values)
     article_verdict(breakdown, lang)
-    table_section(breakdown, lang)
-    chart_section(breakdown, lang)
-    stability_section(breakdown, lang)
-    target = gradient_section(breakdown, lang)
+    table_section(breakdown, labels, lang)
+    chart_section(breakdown, labels, lang)
+    stability_section(breakdown, labels, lang)
+    jacobian_section(breakdown, compute(values, 1.0), labels, lang)
+    target = loss_gradient_section(breakdown, labels, lang)
     params = SoftmaxParams(values=str(st.session_state["values"]), divisor=divisor, target=target)
     state.close_page(params)
 
@@ -80,19 +90,34 @@ def controls(lang: str) -> None:
 
 
 def article_verdict(breakdown: SoftmaxBreakdown, lang: str) -> None:
-    """When the numbers are an article's example: does its printed result agree?"""
-    preset = active_preset(tuple(breakdown.x), breakdown.divisor)
-    if not (preset and PRESETS[preset].printed):
+    """When the numbers are an article's example: do its printed softmax, Σ and gradient agree
+    with the computation at the article's own precision?"""
+    name = active_preset(tuple(breakdown.x), breakdown.divisor)
+    if name is None:
         return
-    agrees, computed = article_check(PRESETS[preset], tuple(breakdown.probs))
-    printed = PRESETS[preset].printed or ""
-    if agrees:
-        st.success(t("sm_article_agrees", lang, printed=printed), icon="✅")
-    else:
-        st.warning(t("sm_article_differs", lang, printed=printed, computed=computed), icon="📰")
+    preset = PRESETS[name]
+    gradient = cross_entropy_gradient(breakdown.probs, largest(tuple(breakdown.x)))
+    checks = [
+        ("probs", preset.probs, tuple(breakdown.probs)),
+        ("total", preset.total, (breakdown.naive_total,)),  # the article sums e^x, unshifted
+        ("gradient", preset.gradient, tuple(gradient)),
+    ]
+    for what, printed, computed in checks:
+        if printed is not None:
+            agrees, numbers = compare(printed, computed)
+            if agrees:
+                st.success(t(f"sm_{what}_agrees", lang, printed=printed.text), icon="✅")
+            else:
+                words = {"printed": printed.text, "computed": numbers}
+                st.warning(t(f"sm_{what}_differs", lang, **words), icon="📰")
+    twin = PRESETS[preset.scaled_twin].probs if preset.scaled_twin else None
+    if twin is not None:
+        numbers = "[" + ", ".join(f"{p:.2f}" for p in breakdown.probs) + "]"
+        top = f"{breakdown.probs.max():.2f}"
+        st.info(t("sm_twin_note", lang, printed=twin.text, computed=numbers, top=top), icon="📰")
 
 
-def table_section(breakdown: SoftmaxBreakdown, lang: str) -> None:
+def table_section(breakdown: SoftmaxBreakdown, labels: list[str], lang: str) -> None:
     """The articles' table: x, ÷ divisor, − max, eˣ, p, and Σ."""
     st.subheader(t("sm_table_title", lang))
     st.latex(
@@ -106,7 +131,7 @@ def table_section(breakdown: SoftmaxBreakdown, lang: str) -> None:
         "sm_col_shifted": breakdown.shifted,
         "sm_col_exp": breakdown.exps,
     }
-    table = {t("sm_col_position", lang): positions(len(breakdown.x))}
+    table = {t("sm_col_position", lang): labels}
     table |= {t(key, lang): [_number(v) for v in column] for key, column in columns.items()}
     table[t("sm_col_prob", lang)] = [f"{v:.6f}" for v in breakdown.probs]
     st.dataframe(pd.DataFrame(table), hide_index=True, width="stretch")
@@ -114,23 +139,22 @@ def table_section(breakdown: SoftmaxBreakdown, lang: str) -> None:
     safe_text(t("sm_total", lang, total=total, check=check))
 
 
-def chart_section(breakdown: SoftmaxBreakdown, lang: str) -> None:
+def chart_section(breakdown: SoftmaxBreakdown, labels: list[str], lang: str) -> None:
     """What goes in and what comes out, bar for bar."""
     st.subheader(t("sm_chart_title", lang))
     st.caption(t("sm_chart_why", lang))
-    labels = positions(len(breakdown.x))
     fig = figures.softmax_bars(breakdown.scaled, breakdown.probs, labels, lang=lang)
     chart(fig, "softmax_bars")
 
 
-def stability_section(breakdown: SoftmaxBreakdown, lang: str) -> None:
+def stability_section(breakdown: SoftmaxBreakdown, labels: list[str], lang: str) -> None:
     """The naive formula beside the stable one: overflow is shown as such, never as NaN."""
     st.subheader(t("sm_stability_title", lang))
     st.caption(t("sm_stability_why", lang))
     overflowed = not all(v == v and v != float("inf") for v in breakdown.naive_probs)
     stability = pd.DataFrame(
         {
-            t("sm_col_position", lang): positions(len(breakdown.x)),
+            t("sm_col_position", lang): labels,
             "e^x": [_naive(v, lang) for v in breakdown.naive_exps],
             t("sm_naive", lang): [_naive(v, lang) for v in breakdown.naive_probs],
             t("sm_stable", lang): [f"{v:.6f}" for v in breakdown.probs],
@@ -142,30 +166,59 @@ def stability_section(breakdown: SoftmaxBreakdown, lang: str) -> None:
     )
 
 
-def gradient_section(breakdown: SoftmaxBreakdown, lang: str) -> int:
-    """The cross-entropy gradient p − one-hot and the Jacobian; returns the target."""
-    n = len(breakdown.x)
-    st.subheader(t("sm_gradient_title", lang))
-    st.latex(
-        r"\frac{\partial(-\ln p_t)}{\partial x_j} = p_j - [j = t],\qquad"
-        r"\frac{\partial p_i}{\partial x_j} = p_i(\delta_{ij} - p_j)"
-    )
-    st.caption(t("sm_gradient_why", lang))
+def jacobian_section(
+    breakdown: SoftmaxBreakdown, unscaled: SoftmaxBreakdown, labels: list[str], lang: str
+) -> None:
+    """What vanishes near one-hot: ∂p/∂x for these numbers, ÷ the divisor beside ÷ 1."""
+    st.subheader(t("sm_jacobian_title", lang))
+    st.latex(r"J_{ij} = \frac{\partial p_i}{\partial x_j} = p_i(\delta_{ij} - p_j)")
+    st.caption(t("sm_jacobian_why", lang))
+    runs = [(breakdown, "jacobian_heatmap")]
+    if breakdown.divisor != 1:
+        runs.append((unscaled, "jacobian_unscaled"))
+    numbers = {
+        "divisor": f"{breakdown.divisor:g}",
+        "norm": f"{jacobian_norm(breakdown.probs):.3g}",
+        "top": f"{breakdown.probs.max():.3f}",
+        "norm_raw": f"{jacobian_norm(unscaled.probs):.3g}",
+        "top_raw": f"{unscaled.probs.max():.3f}",
+    }
+    key = "sm_jacobian_compare" if len(runs) == 2 else "sm_jacobian_alone"
+    safe_text(t(key, lang, **numbers))
+    options = {"kind": "jacobian", "row_axis": "axis_output", "col_axis": "axis_input"}
+    for column, (run, chart_key) in zip(st.columns(len(runs)), runs, strict=True):
+        with column:
+            st.caption(t("sm_divided_by", lang, divisor=f"{run.divisor:g}"))
+            jacobian = softmax_jacobian(run.probs)
+            chart(matrix_heatmap(jacobian, labels, labels, lang=lang, **options), chart_key)
+
+
+def loss_gradient_section(breakdown: SoftmaxBreakdown, labels: list[str], lang: str) -> int:
+    """The cross-entropy gradient p − one-hot(t): large entries only where the answer is wrong.
+    Returns the target setting (LARGEST, or a position)."""
+    n = len(labels)
+    st.subheader(t("sm_loss_title", lang))
+    st.latex(r"\frac{\partial(-\ln p_t)}{\partial x_j} = p_j - [j = t]")
+    st.caption(t("sm_loss_why", lang))
     if int(st.session_state.target) >= n:
-        st.session_state.target = 0
-    target = st.selectbox(
-        t("sm_target_label", lang), range(n), key="target", format_func=lambda i: f"x{i}"
+        st.session_state.target = LARGEST
+    top = largest(tuple(breakdown.x))
+    choice = st.selectbox(
+        t("sm_target_label", lang),
+        [LARGEST, *range(n)],
+        key="target",
+        format_func=lambda i: (
+            t("sm_target_largest", lang, token=labels[top]) if i < 0 else labels[i]
+        ),
     )
+    target = top if choice == LARGEST else int(choice)
     gradient = cross_entropy_gradient(breakdown.probs, target)
-    jacobian = softmax_jacobian(breakdown.probs)
-    norm = f"{(jacobian**2).sum() ** 0.5:.2e}"
-    safe_text(t("sm_gradient_size", lang, grad=f"{abs(gradient).max():.2e}", norm=norm))
-    left, right = st.columns(2)
-    with left:
-        chart(figures.gradient_bars(gradient, lang=lang), "gradient_bars")
-    with right:
-        labels = tuple(positions(n))
-        options = {"kind": "fine", "row_axis": "axis_output", "col_axis": "axis_input"}
-        fig = matrix_heatmap(jacobian, labels, labels, lang=lang, **options)
-        chart(fig, "jacobian_heatmap")
-    return int(target)
+    numbers = {
+        "target": labels[target],
+        "grad": f"{abs(gradient).max():.3g}",
+        "big": int((abs(gradient) >= 0.01).sum()),
+        "n": n,
+    }
+    safe_text(t("sm_loss_numbers", lang, **numbers))
+    chart(figures.gradient_bars(gradient, labels, lang=lang), "gradient_bars")
+    return int(choice)

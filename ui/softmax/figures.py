@@ -5,7 +5,7 @@ import numpy.typing as npt
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from ui.kit.figures import SCALED_COLOUR, lesson_layout, positions
+from ui.kit.figures import SCALED_COLOUR, lesson_layout
 from ui.kit.text import t
 
 
@@ -42,18 +42,19 @@ def softmax_bars(
     return lesson_layout(fig, 360)
 
 
-def gradient_bars(gradient: npt.NDArray[np.float64], *, lang: str) -> go.Figure:
+def gradient_bars(gradient: npt.NDArray[np.float64], labels: list[str], *, lang: str) -> go.Figure:
     """The cross-entropy gradient p − one-hot, one bar per input."""
     fig = go.Figure(
         go.Bar(
-            x=positions(len(gradient)),
+            x=list(range(len(gradient))),
             y=gradient,
             marker_color="#7c3aed",
             text=[f"{v:.4f}" for v in gradient],
             textposition="outside",
-            hovertemplate="%{x}: %{y:.6g}<extra></extra>",
+            customdata=labels,
+            hovertemplate="%{customdata}: %{y:.6g}<extra></extra>",
         )
     )
-    return lesson_layout(
-        fig, 340, yaxis={"title": t("sm_axis_gradient", lang), "range": [-1.1, 1.1]}
-    )
+    xaxis = {"tickvals": list(range(len(labels))), "ticktext": labels}
+    yaxis = {"title": t("sm_axis_gradient", lang), "range": [-1.1, 1.1]}
+    return lesson_layout(fig, 340, xaxis=xaxis, yaxis=yaxis)

@@ -6,6 +6,7 @@ from typing import ClassVar
 from ui.kit.settings import MAX_VALUES, VALUE_LIMIT, Settings, integer, number, numbers
 
 DEFAULT_VALUES = "2.0, 1.0, 0.1"
+LARGEST = -1  # target: the largest entry, as the article assumes, whatever the numbers
 
 
 @dataclass(frozen=True)
@@ -16,4 +17,4 @@ class SoftmaxParams(Settings):
 
     values: str = numbers(DEFAULT_VALUES)
     divisor: float = number(1.0, 0.001, VALUE_LIMIT)
-    target: int = integer(0, 0, MAX_VALUES - 1)
+    target: int = integer(LARGEST, LARGEST, MAX_VALUES - 1)  # the right answer's position

@@ -128,7 +128,10 @@ def step_scaled(result: LabResult, lang: str) -> None:
 def step_masked(result: LabResult, lang: str) -> None:
     """Step 4: the mask."""
     st.latex(mask_latex(lang))
-    safe_text(t("st_why_4", lang) + " " + t(f"masked_why_{result.mask}", lang))
+    why = t("st_why_4", lang) + " " + t(f"masked_why_{result.mask}", lang)
+    if result.mask != "none":
+        why += " " + t("mask_renormalised", lang, error=f"{result.row_sum_error:.1e}")
+    safe_text(why)
     show(
         "step_masked",
         result,

@@ -24,7 +24,11 @@ with st.sidebar:
     st.toggle(t("present_label", state.lang()), key="present", help=t("present_help", state.lang()))
 if state.present():
     # Streamlit sizes its text in rem: a larger root font enlarges every label for a projector.
-    st.html("<style>html{font-size:21px} .stMainBlockContainer{max-width:100%}</style>")
+    # A compact head so that each page's main figure and controls fit a 1280 × 720 first screen.
+    st.html(
+        "<style>html{font-size:18px} .stMainBlockContainer{max-width:100%;padding-top:3.6rem}"
+        " h1{font-size:1.8rem!important;padding:0 0 .3rem!important}</style>"
+    )
 lang = state.lang()
 state.show_notes(link_notes)
 
@@ -34,5 +38,8 @@ pages = [
     st.Page("ui/scaling/page.py", title=t("nav_scaling", lang), icon="📏", url_path="scaling"),
     st.Page("ui/steps/page.py", title=t("nav_steps", lang), icon="👣", url_path="steps"),
     st.Page("ui/quiz/page.py", title=t("nav_quiz", lang), icon="✅", url_path="quiz"),
+    st.Page("ui/train/page.py", title=t("nav_train", lang), icon="🏋️", url_path="train"),
+    st.Page("ui/kernel/page.py", title=t("nav_kernel", lang), icon="⚡", url_path="kernel"),
+    st.Page("ui/variants/page.py", title=t("nav_variants", lang), icon="🧬", url_path="variants"),
 ]
 st.navigation(pages).run()

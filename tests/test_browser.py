@@ -90,9 +90,10 @@ def selected_row_text(page):
 
 
 def test_lab_loads_without_errors_and_draws_chinese_ticks(page, server):
-    """Default page: every chart drawn, no exception box, no console error, 喜 on the axis."""
+    """Default page: its two charts (the softmax stage and the selected row) drawn, no exception
+    box, no console error, 喜 on the axis."""
     open_app(page, server)
-    assert page.locator("[data-testid='stPlotlyChart']").count() == 6
+    assert page.locator("[data-testid='stPlotlyChart']").count() == 2
     assert page.locator("[data-testid='stException']").count() == 0
     assert "喜" in tick_texts(page, "weights_heatmap")
     screenshot(page, "lab-zh")
@@ -178,6 +179,9 @@ PAGES = {
     "scaling": "variance_chart",
     "steps": "step_q",
     "quiz": None,
+    "train": "loss_curves",
+    "kernel": "online_softmax_steps",
+    "variants": "gqa_heads",
 }
 
 
@@ -272,3 +276,108 @@ def test_controls_are_reachable_with_the_keyboard(page, server):
         )
     for key in ["text", "d", "preset_1536", "mask", "row"]:
         assert f"st-key-{key}" in reached, sorted(reached)
+
+
+# --- a 1280 × 720 projector --------------------------------------------------------------------
+
+PROJECTOR = {"width": 1280, "height": 720}
+# Each page's main figure and the controls its lesson needs, in presenter mode.
+FIRST_SCREEN = {
+    "": ["d", "scale", "mask", "stage", "weights_heatmap", "row_bars"],
+    "softmax": ["values", "divisor", "softmax_bars"],
+    "scaling": ["distribution", "d", "variance_chart"],
+    "steps": ["step_prev", "step_next", "step", "step_q"],
+    "train": ["task", "d", "optimizer", "loss_curves"],
+    "kernel": ["section", "online_softmax_steps"],
+    "variants": ["variant", "gqa_heads"],
+}
+
+
+CHARTS = {"weights_heatmap", "row_bars", "softmax_bars", "variance_chart", "step_q"}
+CHARTS |= {"loss_curves", "online_softmax_steps", "gqa_heads"}
+
+
+@pytest.fixture
+def projector(chromium_browser):
+    """A 1280 × 720 browser tab, as a classroom projector shows it."""
+    context = count_runs(chromium_browser.new_context(viewport=PROJECTOR))
+    yield context.new_page()
+    context.close()
+
+
+def open_drawn(tab, server, path, charts):
+    """Open a page and wait until its script has run and the given charts are drawn."""
+    tab.goto(f"{server}/{path}")
+    wait_idle(tab, settle_ms=800)
+    for key in charts:
+        tab.wait_for_selector(f".st-key-{key} .main-svg", timeout=30_000)
+    tab.wait_for_timeout(500)
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+@pytest.mark.parametrize("path", list(FIRST_SCREEN))
+def test_presenter_mode_fits_the_first_screen_of_a_projector(projector, server, path, lang):
+    """?present=true at 1280 × 720: the page's main figure and the controls its lesson needs are
+    entirely inside the first screen, without scrolling or opening the sidebar."""
+    keys = FIRST_SCREEN[path]
+    charts = [key for key in keys if key in CHARTS]
+    open_drawn(projector, server, f"{path}?present=true&lang={lang}", charts)
+    outside = []
+    for key in keys:
+        box = projector.locator(f".st-key-{key}").first.bounding_box()
+        inside = box and box["x"] >= 0 and box["y"] >= 0
+        inside = inside and box["x"] + box["width"] <= 1280 and box["y"] + box["height"] <= 720
+        if not inside:
+            outside.append((key, box))
+    screenshot(projector, f"projector-{path or 'lab'}-{lang}")
+    assert outside == []
+
+
+def boxes(tab, selector):
+    """Bounding boxes of every element matching ``selector``, with its text and font size."""
+    return tab.evaluate(
+        """(selector) => [...document.querySelectorAll(selector)].map(e => {
+             const r = e.getBoundingClientRect();
+             return {text: e.textContent, size: parseFloat(getComputedStyle(e).fontSize),
+                     x0: r.left, x1: r.right, y0: r.top, y1: r.bottom};
+           }).filter(b => b.text.trim() !== '')""",
+        selector,
+    )
+
+
+def overlapping(found):
+    """Pairs of boxes that overlap by more than half a pixel."""
+    return [
+        (a["text"], b["text"])
+        for i, a in enumerate(found)
+        for b in found[i + 1 :]
+        if min(a["x1"], b["x1"]) - max(a["x0"], b["x0"]) > 0.5
+        and min(a["y1"], b["y1"]) - max(a["y0"], b["y0"]) > 0.5
+    ]
+
+
+@pytest.mark.parametrize(
+    ("path", "key"),
+    [
+        ("?lang=en", "weights_heatmap"),
+        ("?lang=en&present=true", "weights_heatmap"),
+        ("?lang=zh&stage=scores&d=6144&scale=false", "scores_heatmap"),
+        ("?lang=en&present=true&stage=masked&mask=padding", "masked_heatmap"),
+        ("?lang=en&text=" + "注意力机制让每个字看见整个句子" * 2, "weights_heatmap"),
+        (
+            "softmax?lang=en&values=15.3,22.7,18.2,2.1,1.8,3.2,2.9,5.6,4.1&divisor=8",
+            "jacobian_heatmap",
+        ),
+        ("steps?lang=zh&step=2", "step_scores"),
+    ],
+)
+def test_cell_numbers_are_readable_and_no_label_overlaps_another(projector, server, path, key):
+    """At 1280 px: every number drawn in a cell is ≥ 12 px, no two cell numbers overlap, and
+    no tick label overlaps another (numbers that would not fit are left to the hover)."""
+    open_drawn(projector, server, path, [key])
+    chart = f".st-key-{key}"
+    numbers = boxes(projector, f"{chart} .heatmap-label")
+    assert all(box["size"] >= 12 for box in numbers), {box["size"] for box in numbers}
+    assert overlapping(numbers) == []
+    for axis in ("xtick", "ytick"):
+        assert overlapping(boxes(projector, f"{chart} g.{axis} text")) == [], axis

@@ -95,16 +95,26 @@ def test_click_layer_covers_every_cell():
     assert picker.marker.opacity == 0.01
 
 
-def test_cell_text_only_while_readable():
-    """Numbers in the cells up to 12 tokens; hover only above that."""
-    small = figures.matrix_heatmap(
-        np.zeros((12, 12)), tuple("x" * 12), tuple("x" * 12), lang="en", kind="scores"
+@pytest.mark.parametrize("large", [False, True])
+def test_cell_numbers_are_at_least_12_px_and_only_where_they_fit(large):
+    """The lab's 9 × 9 prints its numbers at ≥ 12 px in square cells wider than the widest
+    number; 32 × 32 in the same room hides them (hover keeps them); column labels wider than a
+    cell are turned upright, so they never overlap."""
+    weights = np.full((9, 9), 0.11)
+    tokens = tuple("我喜欢人工智能能能")
+    options = {"lang": "en", "kind": "weights", "large": large, "share": 0.58}
+    nine = figures.matrix_heatmap(weights, tokens, tokens, **options)
+    trace = heatmap_trace(nine)
+    assert trace.text is not None and trace.textfont.size >= 12
+    cell = (nine.layout.height - 20) / 9  # an upper bound on the cell height
+    assert figures.text_width("0.11", trace.textfont.size) < cell
+    assert nine.layout.xaxis.tickangle == 0  # one character per label: they fit side by side
+    tokens = ("[CLS]", *("字" * 30), "[SEP]")
+    many = figures.matrix_heatmap(
+        np.zeros((32, 32)), tokens, tokens, lang="en", kind="scores", large=large, share=0.58
     )
-    large = figures.matrix_heatmap(
-        np.zeros((13, 13)), tuple("x" * 13), tuple("x" * 13), lang="en", kind="scores"
-    )
-    assert heatmap_trace(small).text is not None
-    assert heatmap_trace(large).text is None
+    assert heatmap_trace(many).text is None and heatmap_trace(many).customdata is not None
+    assert many.layout.xaxis.tickangle == -90
 
 
 def test_selected_row_is_outlined():
@@ -126,16 +136,17 @@ def test_row_bars_first_trace_is_the_chosen_setting():
     assert fig.data[0].name == "不缩放" and fig.data[1].name == "缩放 ÷√d"
 
 
-def test_contributions_add_up_to_the_output():
-    """The weighted-sum figure's rows add up to its last row, the output (first dims only)."""
+def test_output_heatmap_is_the_contributions_and_their_sum():
+    """output_heatmap: the first heatmap trace is exactly contributions(row)'s first 8 columns;
+    the second, outlined, is their sum, the output row."""
     result = run_lab("我喜欢人工智能")
     steps = result.steps
-    fig = lab_figures.contributions_heatmap(
-        steps.contributions(2), steps.output[2], steps.weights[2], result.tokens, lang="en", dims=8
+    fig = lab_figures.output_heatmap(
+        steps.contributions(2), steps.output[2], result.tokens, lang="en", dims=8
     )
-    z = np.asarray(heatmap_trace(fig).z)
-    assert z.shape == (10, 8)
-    assert_allclose(z[:-1].sum(axis=0), z[-1], atol=1e-12)
+    parts = [np.asarray(trace.z) for trace in fig.data if trace.type == "heatmap"]
+    assert_array_equal(parts[0], steps.contributions(2)[:, :8])
+    assert_allclose(parts[0].sum(axis=0), parts[1][0], atol=1e-12)
     assert list(fig.layout.yaxis.ticktext)[-1] == "= output"
 
 

@@ -71,7 +71,7 @@ def imported_modules(path):
     return names
 
 
-PAGES = ("lab", "softmax", "scaling", "steps", "quiz")
+PAGES = ("lab", "softmax", "scaling", "steps", "quiz", "train", "kernel", "variants")
 # What one page may use of another: its settings and its cached computation, never its body.
 SHAREABLE = {"settings", "compute"}
 

@@ -55,15 +55,17 @@ def test_every_page_offers_its_link(page):
 
 
 def test_presenter_mode_enlarges_and_is_in_the_link():
-    """?present=true: larger heatmaps, a larger root font, and present=true kept in the URL."""
+    """?present=true: larger numbers in the cells, a larger root font, a heatmap short enough
+    for a 720-px screen, and present=true kept in the URL."""
     normal = open_app()
     big = open_app(present="true")
     assert big.toggle(key="present").value is True
     assert big.query_params["present"] == "true"
     assert "present" not in normal.query_params
-    height = figure(big, "weights_heatmap")["layout"]["height"]
-    assert height > figure(normal, "weights_heatmap")["layout"]["height"]
-    assert any("font-size:21px" in element.value for element in big.get("html"))
+    font = [figure(at, "weights_heatmap")["data"][0]["textfont"]["size"] for at in (normal, big)]
+    assert 12 <= font[0] < font[1]
+    assert figure(big, "weights_heatmap")["layout"]["height"] <= 440
+    assert any("font-size:18px" in element.value for element in big.get("html"))
 
 
 def test_presenter_mode_is_shared_by_every_page():

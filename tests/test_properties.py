@@ -1,5 +1,7 @@
 """Property-based tests of the core (Hypothesis): no input makes it produce NaN or crash."""
 
+import unicodedata
+
 import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -15,13 +17,16 @@ magnitudes = st.sampled_from([1e-300, 1e-8, 1.0, 1e8, 1e100])
 @given(st.text())
 def test_tokenize_never_raises_and_wraps_visible_characters(text):
     """Any Unicode text: [CLS] … [SEP], no blank tokens, and the tokens, joined, are the text
-    with characters left out (whitespace and invisible ones), never added or reordered."""
+    with only whitespace and invisible characters left out: nothing added, reordered or lost."""
     tokens = tokenize(text)
     assert tokens[0] == CLS and tokens[-1] == SEP
     content = tokens[1:-1]
     assert all(token.strip() for token in content)
+    joined = "".join(content)
     rest = iter(text)
-    assert all(ch in rest for ch in "".join(content))  # the tokens, in order, are the text's own
+    assert all(ch in rest for ch in joined)  # the tokens, in order, are the text's own
+    visible = [ch for ch in text if unicodedata.category(ch)[0] in "LNPS"]
+    assert all(ch in joined for ch in visible)  # and no letter, digit or sign is lost
     assert tokenize(text) == tokens
     assert tokenize(text, special_tokens=False) == content
 

@@ -33,6 +33,8 @@ def chart(fig: go.Figure, key: str, **kwargs: object) -> None:
         **CONFIG,
         "toImageButtonOptions": {"format": "png", "scale": 2, "filename": key},
     }
+    # A figure that sets its own width (square heatmap cells) keeps it; the others fill the column.
+    kwargs.setdefault("width", "content" if fig.layout.width else "stretch")
     st.plotly_chart(fig, key=key, config=config, alt=alt_text(key, state.lang()), **kwargs)  # type: ignore[call-overload]
 
 
@@ -74,3 +76,23 @@ def radio(settings: type[Settings], key: str, lang: str, text: str, **options: A
         format_func=lambda choice: t(f"{text}_{choice}", lang),
         **options,
     )
+
+
+def train_link(lang: str) -> None:
+    """Where a page says "cannot learn": a link to the page that tests the claim."""
+    st.page_link("ui/train/page.py", label=t("train_link", lang), icon="🏋️")
+
+
+def picker(settings: type[Settings], key: str, lang: str, text: str) -> str:
+    """Segmented buttons for a choice field (a page's stage or section): the URL keeps the id,
+    the user reads ``<text>_<id>``; one is always chosen."""
+    spec = settings.spec(key)
+    choice = st.segmented_control(
+        t(f"{text}_label", lang),
+        spec.choices,
+        key=key,
+        required=True,
+        format_func=lambda option: t(f"{text}_{option}", lang),
+        label_visibility="collapsed",
+    )
+    return str(choice or spec.choices[0])

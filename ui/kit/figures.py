@@ -8,6 +8,8 @@ ten times more than everything else in a rerun; the tests check what the builder
 
 import html
 import math
+import unicodedata
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -78,6 +80,21 @@ def grid(
     return layout, refs
 
 
+def panel_title(text: str, x: float, above: bool = True) -> dict[str, Any]:
+    """A title over (or, ``above=False``, under) one panel of a figure, centred on paper x."""
+    return {
+        "text": text,
+        "x": x,
+        "y": 1.0 if above else 0.0,
+        "xref": "paper",
+        "yref": "paper",
+        "xanchor": "center",
+        "yanchor": "bottom" if above else "top",
+        "showarrow": False,
+        "font": {"size": 15},
+    }
+
+
 def escape(text: str) -> str:
     """User text → safe Plotly label: <, > and & are shown, never interpreted."""
     return html.escape(text, quote=False)
@@ -120,9 +137,53 @@ def masked_runs(masked: npt.NDArray[np.bool_]) -> list[tuple[int, int, int]]:
     return runs
 
 
-def cell_size(n: int) -> int:
-    """Pixels per cell: 40 for the 9×9 example, smaller as the matrix grows."""
-    return max(14, min(40, 400 // max(n, 1)))
+# Pixels a chart has at a 1280-px-wide screen: the main area with the sidebar open, and in
+# presenter mode (sidebar collapsed). Heatmaps are sized to fit them, cells square.
+MAIN_WIDTH = {False: 840, True: 1180}
+MAX_CELL = {False: 44, True: 48}
+MAX_HEIGHT = {False: 520, True: 320}  # of the cells: in presenter mode the figure fits 720 px
+CELL_FONT = {False: 13, True: 15}  # cell numbers and ticks: ≥ 12 px, readable on a projector
+
+
+NARROW = {".": 0.3, ",": 0.3, " ": 0.3, "−": 0.6, "-": 0.35}  # em of narrow signs in a sans font
+
+
+def text_width(text: str, font: int) -> float:
+    """About how many pixels ``text`` takes: CJK characters are square, digits 0.56 em, Latin
+    letters 0.6 em, points and commas less."""
+    wide = {"W", "F"}
+    return font * sum(
+        1.0
+        if unicodedata.east_asian_width(ch) in wide
+        else NARROW.get(ch, 0.56 if ch.isdigit() else 0.6)
+        for ch in text
+    )
+
+
+@dataclass(frozen=True)
+class Cells:
+    """How a matrix is drawn: square cells of ``size`` px, numbers in them only if they fit."""
+
+    size: int
+    font: int
+    show_text: bool
+    tick_angle: int  # 0, or −90 when the column labels are wider than a cell
+
+
+def cells(
+    texts: list[list[str]], rows: list[str], cols: list[str], large: bool, share: float
+) -> Cells:
+    """Cell size for a matrix that gets ``share`` of the main area, and whether its numbers fit."""
+    font = CELL_FONT[large]
+    n, m = len(rows), len(cols)
+    frame = max((text_width(label, font) for label in rows), default=0) + 110
+    room = MAIN_WIDTH[large] * share - frame
+    size = int(min(room / max(m, 1), MAX_CELL[large], MAX_HEIGHT[large] / max(n, 1)))
+    size = max(size, 10)
+    widest = max((text_width(text, font) for row in texts for text in row), default=0)
+    show_text = widest + 3 <= size and font + 4 <= size
+    label = max((text_width(text, font) for text in cols), default=0)
+    return Cells(size, font, show_text, 0 if label + 2 <= size else -90)
 
 
 def matrix_heatmap(
@@ -138,22 +199,27 @@ def matrix_heatmap(
     col_axis: str = "axis_key",
     large: bool = False,
     clickable: bool = False,
+    share: float = 1.0,
 ) -> go.Figure:
     """A labelled heatmap: ``kind`` "scores" (diverging), "fine" (diverging, three decimals) or
-    "weights" (0 … 1); ``large`` for a projector. Cells not ``allowed`` are greyed out and hover
-    says "masked". With ``clickable``, a transparent square over each cell carries the hover and
-    reports clicks (Streamlit 1.67 returns no selection for clicks on heatmap cells).
+    "weights" (0 … 1); ``large`` for a projector; ``share`` of the main area's width. Cells not
+    ``allowed`` are greyed out and hover says "masked". With ``clickable``, a transparent square
+    over each cell carries the hover and reports clicks (Streamlit 1.67 gives no heatmap clicks).
     """
     n, m = z.shape
     masked = np.zeros((n, m), dtype=bool) if allowed is None else ~allowed
     rows, cols = tick_labels(row_tokens), tick_labels(col_tokens)
-    size = cell_size(max(n, m)) * (3 if large else 2) // 2
+    texts = _texts(z, masked, kind)
+    geometry = cells(texts, list(row_tokens), list(col_tokens), large, share)
     axes = (t(row_axis, lang), t(col_axis, lang))
     hover, hovertemplate = _hover(z, masked, rows, cols, axes, t("masked_cell", lang))
     own_hover = {"customdata": hover, "hovertemplate": hovertemplate, "hoverongaps": True}
-    heatmap = _heatmap(z, masked, kind, large, {"hoverinfo": "skip"} if clickable else own_hover)
-    traces = [heatmap, _click_layer(hover, hovertemplate, size)] if clickable else [heatmap]
-    layout = _matrix_layout(rows, cols, size, _shapes(masked, selected_row), large)
+    heatmap = _heatmap(z, masked, kind, {"hoverinfo": "skip"} if clickable else own_hover)
+    if geometry.show_text:
+        heatmap |= {"text": texts, "texttemplate": "%{text}", "textfont": {"size": geometry.font}}
+    click = _click_layer(hover, hovertemplate, geometry.size)
+    traces = [heatmap, click] if clickable else [heatmap]
+    layout = _matrix_layout(rows, cols, geometry, _shapes(masked, selected_row))
     layout["xaxis"]["title"] = {"text": axes[1]}
     layout["yaxis"]["title"] = {"text": axes[0]}
     return figure(traces, layout)
@@ -163,7 +229,6 @@ def _heatmap(
     z: npt.NDArray[np.float64],
     masked: npt.NDArray[np.bool_],
     kind: str,
-    large: bool,
     hover: dict[str, Any],
 ) -> Trace:
     """The heatmap trace: −∞ of masked score cells becomes a gap, not a colour."""
@@ -178,7 +243,6 @@ def _heatmap(
         "colorbar": {"thickness": 14, "len": 0.9},
         **_colours(z, kind),
         **hover,
-        **_cell_text(z, masked, kind, large),
     }
 
 
@@ -197,21 +261,16 @@ def _colours(z: npt.NDArray[np.float64], kind: str) -> dict[str, Any]:
     return {"colorscale": DIVERGING, "zmin": -limit, "zmax": limit}
 
 
-def _cell_text(
-    z: npt.NDArray[np.float64], masked: npt.NDArray[np.bool_], kind: str, large: bool
-) -> dict[str, Any]:
-    """Each cell's number, while the matrix is small enough for numbers to fit."""
+def _texts(z: npt.NDArray[np.float64], masked: npt.NDArray[np.bool_], kind: str) -> list[list[str]]:
+    """Each cell's number as it would be printed (masked weights print nothing)."""
     n, m = z.shape
-    if max(n, m) > SHOW_CELL_TEXT_UP_TO:
-        return {}
-    texts = [
+    return [
         [
             "" if kind == "weights" and masked[i, j] else format_cell(float(z[i, j]), kind)
             for j in range(m)
         ]
         for i in range(n)
     ]
-    return {"text": texts, "texttemplate": "%{text}", "textfont": {"size": 18 if large else 13}}
 
 
 def _hover(
@@ -257,10 +316,9 @@ def _click_layer(hover: list[list[list[str]]], hovertemplate: str, size: int) ->
     }
 
 
-def _shapes(masked: npt.NDArray[np.bool_], selected_row: int | None) -> list[dict[str, Any]]:
-    """A grey rectangle over each run of masked cells, and an outline round the selected row."""
-    n, m = masked.shape
-    shapes: list[dict[str, Any]] = [
+def mask_shapes(masked: npt.NDArray[np.bool_]) -> list[dict[str, Any]]:
+    """A grey rectangle over each run of masked cells: one shape per run, not per cell."""
+    return [
         {
             "type": "rect",
             "x0": start - 0.5,
@@ -274,6 +332,12 @@ def _shapes(masked: npt.NDArray[np.bool_], selected_row: int | None) -> list[dic
         }
         for i, start, stop in masked_runs(masked)
     ]
+
+
+def _shapes(masked: npt.NDArray[np.bool_], selected_row: int | None) -> list[dict[str, Any]]:
+    """The masked runs greyed out, and an outline round the selected row."""
+    n, m = masked.shape
+    shapes = mask_shapes(masked)
     if selected_row is not None and 0 <= selected_row < n:
         outline = {"color": SELECT_COLOUR, "width": 3}
         edges = {"x0": -0.5, "x1": m - 0.5, "y0": selected_row - 0.5, "y1": selected_row + 0.5}
@@ -282,27 +346,39 @@ def _shapes(masked: npt.NDArray[np.bool_], selected_row: int | None) -> list[dic
 
 
 def _matrix_layout(
-    rows: list[str], cols: list[str], size: int, shapes: list[dict[str, Any]], large: bool
+    rows: list[str], cols: list[str], geometry: Cells, shapes: list[dict[str, Any]]
 ) -> dict[str, Any]:
-    """Token ticks on both axes (keys on top), row 0 on top, square cells of ``size`` pixels."""
+    """Token ticks on both axes (keys on top), row 0 on top, square cells, a fixed size. When a
+    cell is smaller than a line of tick text, only every k-th token is labelled (hover has all),
+    so that no two labels overlap."""
     n, m = len(rows), len(cols)
-    ticks = {"showgrid": False, "zeroline": False, **({"tickfont": {"size": 20}} if large else {})}
+    size, font = geometry.size, geometry.font
+    every = math.ceil((font + 2) / size)  # 1 while a label fits in a cell
+    ticks = {"showgrid": False, "zeroline": False, "tickfont": {"size": font}}
+    top = max(text_width(label, font) for label in cols) if geometry.tick_angle else font * 1.6
+    left = max((text_width(label, font) for label in rows), default=0) + font * 2.5
     return {
-        "height": size * n + 110,
+        "width": int(left + size * m + 90),  # + the colour bar
+        "height": int(top + font * 2.5 + size * n + 20),
         "margin": {"l": 10, "r": 10, "t": 10, "b": 10},
         "plot_bgcolor": "rgba(128, 128, 128, 0.22)",  # the gaps, on a light or dark theme
         "clickmode": "event+select",
         "dragmode": False,
         "shapes": shapes,
         "xaxis": {
-            "tickvals": list(range(m)),
-            "ticktext": cols,
+            "tickvals": list(range(0, m, every)),
+            "ticktext": cols[::every],
             "side": "top",
-            "tickangle": 0,
+            "tickangle": geometry.tick_angle,
             "range": [-0.5, m - 0.5],
             **ticks,
         },
-        "yaxis": {"tickvals": list(range(n)), "ticktext": rows, "range": [n - 0.5, -0.5], **ticks},
+        "yaxis": {
+            "tickvals": list(range(0, n, every)),
+            "ticktext": rows[::every],
+            "range": [n - 0.5, -0.5],
+            **ticks,
+        },
     }
 
 

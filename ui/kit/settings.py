@@ -30,6 +30,7 @@ class Note:
 
     key: str
     used: str
+    carried: bool = False  # the value came from another page's widget, not from the link
 
 
 @dataclass(frozen=True)

@@ -12,10 +12,18 @@ from urllib.parse import urlencode
 
 import streamlit as st
 
-from ui.kit.settings import Note, Settings, locale_to_lang, parse_lang, parse_present
+from ui.kit.settings import (
+    Note,
+    Settings,
+    format_value,
+    locale_to_lang,
+    parse_lang,
+    parse_present,
+)
 from ui.kit.text import t
 
 S = TypeVar("S", bound=Settings)
+FREE_TEXT = ("text", "numbers")
 
 
 def query() -> dict[str, list[str]]:
@@ -70,7 +78,19 @@ def restore(settings: type[Settings]) -> list[Note]:
         # Re-assigning hands the value to this page's widget of the same key (d is shared by
         # the lab and the √d lesson); a widget from another page would otherwise start afresh.
         st.session_state[name] = st.session_state.get(name, value)
-    return notes
+    return notes + fit(settings)
+
+
+def fit(settings: type[Settings]) -> list[Note]:
+    """Values another page left under one of this page's keys, made to fit this page's own
+    declaration, with a note: the lab's d goes to 8192, a trained head's only to 1024."""
+    # Bounded fields only: free text typed into this page's own box is the page's to judge.
+    bounded = [name for name, spec in settings.specs().items() if spec.kind not in FREE_TEXT]
+    query = {name: format_value(st.session_state[name]) for name in bounded}
+    parsed, notes = settings.parse(query)
+    for note in notes:
+        st.session_state[note.key] = getattr(parsed, note.key)
+    return [Note(note.key, note.used, carried=True) for note in notes]
 
 
 def stored(settings: type[S]) -> S:
@@ -100,7 +120,9 @@ def publish(params: dict[str, str]) -> dict[str, str]:
 def show_notes(notes: list[Note]) -> None:
     """Tell the user which link values were replaced (no user text is echoed)."""
     for note in notes:
-        if note.key == "text":
+        if note.carried:
+            st.info(t("note_carried", lang(), key=note.key, used=note.used), icon="🔧")
+        elif note.key == "text":
             st.info(t("note_text_cut", lang(), used=note.used), icon="✂️")
         else:
             st.info(t("note_prefix", lang(), key=note.key, used=note.used), icon="🔧")
@@ -114,7 +136,9 @@ def open_page(title: str, intro: str, *settings: type[Settings]) -> str:
     notes = [note for page in settings for note in restore(page)]
     language = lang()
     st.title(t(title, language))
-    st.caption(t(intro, language))
+    # On a projector the first screen is the figure's: the intro waits in the sidebar.
+    with st.sidebar if present() else st.container():
+        st.caption(t(intro, language))
     show_notes(notes)
     return language
 

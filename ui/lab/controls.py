@@ -3,8 +3,9 @@
 import secrets
 
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
-from ui.kit.display import number_input, radio
+from ui.kit.display import number_input, picker, radio
 from ui.kit.text import t
 from ui.lab.settings import MAX_TEXT_CHARS, LabParams
 from viz_core import SEED_MAX, head_choices
@@ -27,28 +28,49 @@ def _set_model(d: int, heads: int) -> None:
     st.session_state.head = 0
 
 
-def controls(lang: str) -> None:
-    """The sentence, d with its presets, scaling, the mask and the seed; then the model."""
+def controls(lang: str, bar: DeltaGenerator | None) -> None:
+    """The sidebar; in presenter mode d, scaling and the mask go to ``bar`` above the figure,
+    where a teacher reaches them without opening the sidebar."""
     with st.sidebar:
         st.header(t("controls", lang))
         st.text_input(
             t("text_label", lang), key="text", help=t("text_help", lang), max_chars=MAX_TEXT_CHARS
         )
         st.toggle(t("special_label", lang), key="special", help=t("special_help", lang))
-        number_input(LabParams, "d", lang, "d", step=1)
-        d_presets(lang)
-        st.toggle(t("scale_label", lang), key="scale", help=t("scale_help", lang))
-        radio(LabParams, "mask", lang, "mask")
+        if bar is None:
+            teacher_controls(lang, st.container())
         number_input(LabParams, "seed", lang, "seed", step=1)
         st.button(t("new_random", lang), key="new_seed", on_click=_new_seed)
         model_controls(lang)
+    if bar is not None:
+        teacher_controls(lang, bar, compact=True)
 
 
-def d_presets(lang: str) -> None:
+def teacher_controls(lang: str, where: DeltaGenerator, compact: bool = False) -> None:
+    """d with its presets, scaling and the mask: what a lesson on √d changes; side by side in
+    presenter mode."""
+    d_box, presets, scale, mask = where.columns([1, 3.2, 1, 2.8]) if compact else [where] * 4
+    with d_box:
+        number_input(LabParams, "d", lang, "d_short" if compact else "d", step=1)
+    with presets:
+        d_presets(lang, compact)
+    with scale:
+        label = t("scale_label_short" if compact else "scale_label", lang)
+        st.toggle(label, key="scale", help=t("scale_help", lang))
+    with mask:
+        if compact:  # short names on one line
+            radio(LabParams, "mask", lang, "mask_short", horizontal=True)
+        else:
+            radio(LabParams, "mask", lang, "mask")
+
+
+def d_presets(lang: str, compact: bool = False) -> None:
     """One button per preset d; the current one is highlighted."""
     st.caption(t("presets_label", lang))
-    for chunk in (PRESETS[:3], PRESETS[3:]):
-        for column, preset in zip(st.columns(3, gap="small"), chunk, strict=False):
+    chunks = [PRESETS] if compact else [PRESETS[:3], PRESETS[3:]]
+    for chunk in chunks:
+        columns = st.columns(len(chunk) if compact else 3, gap="small")
+        for column, preset in zip(columns, chunk, strict=False):
             column.button(
                 f"{preset:,}",
                 key=f"preset_{preset}",
@@ -58,6 +80,11 @@ def d_presets(lang: str) -> None:
                 width="stretch",
                 type="primary" if st.session_state.d == preset else "secondary",
             )
+
+
+def stage_picker(lang: str) -> str:
+    """Which stage the large heatmap shows: ids in the URL, names in the page's language."""
+    return picker(LabParams, "stage", lang, "stage")
 
 
 def model_controls(lang: str) -> None:

@@ -1,6 +1,7 @@
 """The lab's figures: arrays and labels in, ``go.Figure`` out, never ``st.*``."""
 
 import math
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -8,6 +9,7 @@ import plotly.graph_objects as go
 
 from ui.kit.figures import (
     BLUES,
+    DIVERGING,
     RAW_COLOUR,
     SCALED_COLOUR,
     SHOW_CELL_TEXT_UP_TO,
@@ -26,20 +28,23 @@ def row_bars(
     *,
     scaled: bool,
     lang: str,
+    height: int = 380,
 ) -> go.Figure:
     """One query's weights as bars, as chosen (first trace) beside the other scaling."""
     labels = tick_labels(tokens)
     runs = [("trace_scaled", SCALED_COLOUR), ("trace_unscaled", RAW_COLOUR)]
     chosen, other = runs if scaled else runs[::-1]
+    # Numbers above the chosen run's bars only, and only while they have room: no overlaps.
+    numbered = len(labels) <= SHOW_CELL_TEXT_UP_TO
     bars = [
-        _bars(weights_row, t(chosen[0], lang), chosen[1], labels),
-        _bars(contrast_row, t(other[0], lang), other[1], labels),
+        _bars(weights_row, t(chosen[0], lang), chosen[1], labels, numbered),
+        _bars(contrast_row, t(other[0], lang), other[1], labels, False),
     ]
     return figure(
         bars,
         {
             "barmode": "group",
-            "height": 380,
+            "height": height,
             "margin": {"l": 10, "r": 10, "t": 40, "b": 10},
             "legend": {"orientation": "h", "y": 1.12, "x": 0},
             "xaxis": {
@@ -53,16 +58,22 @@ def row_bars(
 
 
 def _bars(
-    values: npt.NDArray[np.float64], name: str, colour: str, labels: list[str]
+    values: npt.NDArray[np.float64], name: str, colour: str, labels: list[str], numbered: bool
 ) -> dict[str, object]:
-    """One bar per key, its weight printed above it."""
+    """One bar per key, its weight printed above it when ``numbered`` (at 12 px)."""
+    text = {
+        "text": [f"{value:.2f}" for value in values],
+        "textfont": {"size": 12},
+        "constraintext": "none",  # 12 px, never shrunk to the bar's width
+        "cliponaxis": False,
+    }
     return {
         "type": "bar",
         "x": np.arange(len(values)),
         "y": values,
         "name": name,
         "marker": {"color": colour},
-        "text": [f"{value:.2f}" for value in values],
+        **(text if numbered else {}),
         "textposition": "outside",
         "customdata": labels,
         "hovertemplate": "%{customdata}: %{y:.4f}<extra>" + name + "</extra>",
@@ -106,26 +117,88 @@ def row_multiples(
     )
 
 
-def contributions_heatmap(
+def output_heatmap(
     contributions: npt.NDArray[np.float64],
     output_row: npt.NDArray[np.float64],
-    weights_row: npt.NDArray[np.float64],
     tokens: tuple[str, ...],
     *,
     lang: str,
     dims: int,
     large: bool = False,
 ) -> go.Figure:
-    """Rows w_j·V(token_j) over the first ``dims`` dimensions, and their sum, the output,
-    outlined as the last row."""
-    z = np.vstack([contributions[:, :dims], output_row[None, :dims]])  # (m + 1, dims)
-    terms = [f"{w:.2f}·V({token})" for w, token in zip(weights_row, tokens, strict=True)]
-    rows = (*terms, t("output_sum_label", lang))
+    """What each key adds to the selected row's output, A_ij · v_j over the first ``dims``
+    dimensions — the first heatmap trace, exactly those columns of the contributions — and their
+    sum, the output row, as a second trace below, outlined."""
+    m = contributions.shape[0]
+    stacked = np.vstack([contributions[:, :dims], output_row[None, :dims]])  # (m + 1, dims)
+    rows = (*tokens, t("output_sum_label", lang))
     columns = tuple(str(j) for j in range(dims))
     axes = {"row_axis": "axis_term", "col_axis": "axis_dimension"}
-    return matrix_heatmap(
-        z, rows, columns, lang=lang, kind="scores", selected_row=len(rows) - 1, large=large, **axes
-    )
+    fig = matrix_heatmap(
+        stacked, rows, columns, lang=lang, kind="scores", selected_row=m, large=large, share=0.58,
+        **axes,
+    )  # fmt: skip
+    heatmap = fig.data[0].to_plotly_json()
+    traces = [_rows_of(heatmap, slice(0, m)), _rows_of(heatmap, slice(m, m + 1), scale=False)]
+    return figure(traces, fig.layout.to_plotly_json())
+
+
+def _rows_of(heatmap: dict[str, Any], rows: slice, scale: bool = True) -> dict[str, Any]:
+    """The heatmap trace restricted to some of its rows (z, y, hover and cell text alike)."""
+    part = {**heatmap, "z": np.asarray(heatmap["z"])[rows], "y": np.asarray(heatmap["y"])[rows]}
+    for key in ("customdata", "text"):
+        if key in heatmap:
+            part[key] = heatmap[key][rows]
+    return part if scale else {**part, "showscale": False}
+
+
+def stages_overview(
+    matrices: list[npt.NDArray[np.float64]],
+    titles: list[str],
+    tokens: tuple[str, ...],
+    allowed: npt.NDArray[np.bool_],
+) -> go.Figure:
+    """QKᵀ, ÷√d, mask and softmax as small multiples in one figure: one heatmap trace each,
+    scores on one diverging scale, weights on 0 … 1, masked cells as gaps."""
+    labels = tick_labels(tokens)
+    layout, refs = grid(len(matrices), len(matrices), titles, hgap=0.04)
+    finite = np.abs(np.concatenate([m[np.isfinite(m)] for m in matrices[:3]]))
+    limit = float(finite.max()) if finite.size else 1.0
+    traces = []
+    for i, (matrix, (x, y)) in enumerate(zip(matrices, refs, strict=True)):
+        weights = i == len(matrices) - 1
+        shown = np.where(allowed, matrix, np.nan) if i >= 2 else matrix
+        scale = (BLUES, 0.0, 1.0) if weights else (DIVERGING, -limit, limit)
+        traces.append(_panel(shown, x, y, titles[i], scale))
+        layout[f"xaxis{x[1:]}"].update(showticklabels=False)
+        layout[f"yaxis{y[1:]}"].update(
+            autorange="reversed",
+            tickvals=list(range(len(labels))),
+            ticktext=labels,
+            showticklabels=i == 0 and len(labels) <= 16,
+        )
+    margin = {"l": 10, "r": 10, "t": 40, "b": 10}
+    return figure(traces, {**layout, "height": 320, "margin": margin})
+
+
+def _panel(
+    z: npt.NDArray[np.float64], x: str, y: str, title: str, scale: tuple[Any, float, float]
+) -> dict[str, Any]:
+    """One small heatmap of the overview, on its own colour scale (no colour bar)."""
+    colorscale, zmin, zmax = scale
+    return {
+        "type": "heatmap",
+        "z": z.astype(np.float32),  # display only
+        "xaxis": x,
+        "yaxis": y,
+        "showscale": False,
+        "xgap": 1,
+        "ygap": 1,
+        "colorscale": colorscale,
+        "zmin": zmin,
+        "zmax": zmax,
+        "hovertemplate": f"%{{y}} → %{{x}}: %{{z:.3f}}<extra>{title}</extra>",
+    }
 
 
 GRID_HEADS = 16  # heads drawn at once: 64 would send 1.5 MB per rerun and be 120 px each

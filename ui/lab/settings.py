@@ -16,6 +16,8 @@ from viz_core import (
 
 MAX_TEXT_CHARS = 500  # the text box's limit; 32 tokens fit many times over
 DEFAULT_TEXT = "我喜欢人工智能"
+# The stages the large heatmap can show, in the order of the computation, and their overview.
+STAGES = ("scores", "scaled", "masked", "weights", "output", "all")
 
 
 def _divides_d(heads: int, values: dict[str, Any]) -> bool:
@@ -48,11 +50,12 @@ class LabParams(Settings):
     source: str = choice("random", SOURCES)
     position: bool = flag(True)
     temperature: float = number(1.0, *TEMPERATURE_RANGE)
+    stage: str = choice("weights", STAGES)  # which stage the large heatmap shows
 
     def core_kwargs(self) -> dict[str, object]:
-        """The settings run_lab takes, by the same names (the row is only a view)."""
+        """The settings run_lab takes, by the same names (row and stage are only views)."""
         settings = asdict(self)
-        del settings["row"]
+        del settings["row"], settings["stage"]
         return settings
 
 

@@ -6,7 +6,7 @@ import streamlit as st
 
 from ui.kit import state
 from ui.kit.cache import shared
-from ui.kit.display import number_input, safe_text
+from ui.kit.display import number_input, safe_text, train_link
 from ui.kit.text import t
 from ui.quiz.settings import QuizParams
 from viz_core import SEED_MAX, Question, make_quiz
@@ -63,6 +63,8 @@ def article_questions(lang: str) -> None:
         safe_text(t(f"{name}_q", lang), tag="h4")
         with st.expander(t("qz_reveal", lang)):
             safe_text(t(f"{name}_a", lang))
+            if name == "qz_a1":  # the answer says an unscaled head cannot learn
+                train_link(lang)
 
 
 def ask(number: int, question: Question, seed: int, lang: str) -> bool | None:

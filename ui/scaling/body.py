@@ -7,7 +7,7 @@ import streamlit as st
 
 from ui.kit import state
 from ui.kit.cache import shared
-from ui.kit.display import chart, number_input, radio, safe_text
+from ui.kit.display import chart, number_input, radio, safe_text, train_link
 from ui.kit.text import t
 from ui.scaling import figures
 from ui.scaling.settings import ScalingParams
@@ -90,7 +90,18 @@ def controls(lang: str) -> None:
 def variance_section(params: ScalingParams, lang: str) -> None:
     """Var(q·k) grows like d; divided by √d it stays put."""
     experiment = variance_experiment(params.distribution)
-    uniform = params.distribution == "uniform"
+    text, figure = st.container(), st.container()
+    if state.present():  # on a projector the figure comes first, its explanation below
+        text, figure = figure, text
+    with figure:
+        height = 400 if state.present() else 440
+        chart(figures.variance_chart(experiment, lang=lang, height=height), "variance_chart")
+    with text:
+        variance_text(params.distribution == "uniform", lang)
+
+
+def variance_text(uniform: bool, lang: str) -> None:
+    """The heading, the formula and the why of the variance experiment."""
     st.subheader(t("sc_variance_title", lang))
     st.latex(
         r"\operatorname{Var}(q\cdot k) = \sum_{i=1}^{d}\operatorname{Var}(q_i k_i) = "
@@ -101,7 +112,6 @@ def variance_section(params: ScalingParams, lang: str) -> None:
     raw, scaled = ("d/9", "1/9") if uniform else ("d", "1")
     samples = f"{SAMPLES:,}"
     st.caption(t("sc_variance_why", lang, samples=samples, theory_raw=raw, theory_scaled=scaled))
-    chart(figures.variance_chart(experiment, lang=lang), "variance_chart")
 
 
 def histogram_section(params: ScalingParams, lang: str) -> None:
@@ -128,6 +138,7 @@ def saturation_section(params: ScalingParams, lang: str) -> None:
     curves = saturation_curves(params.distribution)
     st.subheader(t("sc_saturation_title", lang))
     st.caption(t("sc_saturation_why", lang, n=ROW_TOKENS, trials=TRIALS))
+    train_link(lang)
     panels = [
         ("max", "sc_max_weight", [0, 1.05]),
         ("entropy", "sc_entropy", [0, math.log(ROW_TOKENS) * 1.05]),

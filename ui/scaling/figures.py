@@ -15,7 +15,7 @@ from viz_core import Saturation, Sharpening, VarianceExperiment
 ARTICLE_STD = {64: "8", 1536: "39.2", 6144: "78.4"}
 
 
-def variance_chart(experiment: VarianceExperiment, *, lang: str) -> go.Figure:
+def variance_chart(experiment: VarianceExperiment, *, lang: str, height: int = 440) -> go.Figure:
     """Measured Var(q·k) and Var(q·k/√d) against d, log–log, with the theory lines."""
     ds = np.asarray(experiment.ds, dtype=float)
     unit = experiment.entry_variance**2
@@ -42,7 +42,7 @@ def variance_chart(experiment: VarianceExperiment, *, lang: str) -> go.Figure:
     ]
     return lesson_layout(
         go.Figure(traces),
-        440,
+        height,
         legend={"orientation": "h", "y": 1.12, "x": 0},
         xaxis={"type": "log", "title": t("sc_axis_d", lang)},
         yaxis={"type": "log", "title": t("sc_axis_variance", lang), "exponentformat": "power"},

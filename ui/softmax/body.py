@@ -59,8 +59,8 @@ def render() -> None:
     breakdown = compute(values, divisor)
     labels = labels_for(values)
     article_verdict(breakdown, lang)
-    table_section(breakdown, labels, lang)
     chart_section(breakdown, labels, lang)
+    table_section(breakdown, labels, lang)
     stability_section(breakdown, labels, lang)
     jacobian_section(breakdown, compute(values, 1.0), labels, lang)
     target = loss_gradient_section(breakdown, labels, lang)
@@ -76,10 +76,18 @@ def controls(lang: str) -> None:
     )
     with right:
         number_input(SoftmaxParams, "divisor", lang, "sm_divisor", step=1.0, format="%.3f")
-    st.caption(t("sm_presets", lang))
+    presets(lang)
+
+
+def presets(lang: str) -> None:
+    """One button per example from the articles; on a projector they wait in the sidebar."""
+    where = st.sidebar if state.present() else st.container()
+    width = 1 if state.present() else 4
+    where.caption(t("sm_presets", lang))
     names = list(PRESETS)
-    for start in range(0, len(names), 4):
-        for column, name in zip(st.columns(4), names[start : start + 4], strict=False):
+    for start in range(0, len(names), width):
+        row = names[start : start + width]
+        for column, name in zip(where.columns(width), row, strict=False):
             column.button(
                 t(f"sm_preset_{name}", lang),
                 key=f"sm_{name}",
@@ -140,11 +148,17 @@ def table_section(breakdown: SoftmaxBreakdown, labels: list[str], lang: str) -> 
 
 
 def chart_section(breakdown: SoftmaxBreakdown, labels: list[str], lang: str) -> None:
-    """What goes in and what comes out, bar for bar."""
-    st.subheader(t("sm_chart_title", lang))
-    st.caption(t("sm_chart_why", lang))
-    fig = figures.softmax_bars(breakdown.scaled, breakdown.probs, labels, lang=lang)
-    chart(fig, "softmax_bars")
+    """What goes in and what comes out, bar for bar (on a projector, the chart first)."""
+    text, figure = st.container(), st.container()
+    if state.present():
+        text, figure = figure, text
+    with text:
+        st.subheader(t("sm_chart_title", lang))
+        st.caption(t("sm_chart_why", lang))
+    height = 320 if state.present() else 360
+    fig = figures.softmax_bars(breakdown.scaled, breakdown.probs, labels, lang=lang, height=height)
+    with figure:
+        chart(fig, "softmax_bars")
 
 
 def stability_section(breakdown: SoftmaxBreakdown, labels: list[str], lang: str) -> None:
@@ -186,6 +200,7 @@ def jacobian_section(
     key = "sm_jacobian_compare" if len(runs) == 2 else "sm_jacobian_alone"
     safe_text(t(key, lang, **numbers))
     options = {"kind": "jacobian", "row_axis": "axis_output", "col_axis": "axis_input"}
+    options |= {"large": state.present(), "share": 1 / len(runs)}
     for column, (run, chart_key) in zip(st.columns(len(runs)), runs, strict=True):
         with column:
             st.caption(t("sm_divided_by", lang, divisor=f"{run.divisor:g}"))

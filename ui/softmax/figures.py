@@ -15,6 +15,7 @@ def softmax_bars(
     labels: list[str],
     *,
     lang: str,
+    height: int = 360,
 ) -> go.Figure:
     """What goes into softmax (left) and what comes out (right), bar for bar."""
     fig = make_subplots(
@@ -39,7 +40,7 @@ def softmax_bars(
     ticks = {"tickvals": list(range(len(labels))), "ticktext": labels}
     fig.update_xaxes(**ticks)
     fig.update_yaxes(range=[0, 1.15], row=1, col=2)
-    return lesson_layout(fig, 360)
+    return lesson_layout(fig, height)
 
 
 def gradient_bars(gradient: npt.NDArray[np.float64], labels: list[str], *, lang: str) -> go.Figure:

@@ -5,6 +5,7 @@ from collections.abc import Callable
 
 import numpy as np
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from ui.kit import state
 from ui.kit.display import chart, safe_text, token_chips
@@ -16,6 +17,7 @@ from ui.lab.settings import LabParams
 from ui.steps.settings import STEPS, StepsParams
 from viz_core import AttentionSteps, LabResult
 
+Box = DeltaGenerator  # where a step writes its explanation, and where its figure
 DIMS = 8  # dimensions of Q, K, V and the output shown on a projector
 
 
@@ -33,14 +35,26 @@ def render() -> None:
         st.info(t("empty_text", lang), icon="✍️")
         state.close_page(params, StepsParams(), share=False)
         return
+    if not state.present():
+        settings_line(result, params, lang)
+    step = navigator(lang)
+    if not state.present():  # on a projector the indicator above names the step
+        st.header(t(f"st_step_{step}", lang))
+    text, figure = st.container(), st.container()
+    if state.present():  # on a projector the figure comes first, its explanation below
+        text, figure = figure, text
+    SCREENS[step](result, lang, text, figure)
+    if state.present():
+        settings_line(result, params, lang)
+    state.close_page(params, StepsParams(step=step))
+
+
+def settings_line(result: LabResult, params: LabParams, lang: str) -> None:
+    """The tokens, and the lab's settings this computation used."""
     scaling = t("st_scaled_on" if params.scale else "st_scaled_off", lang)
     token_chips(result.tokens)
     mask = t(f"mask_{params.mask}", lang)
     st.caption(t("st_settings", lang, d=params.d, scale=scaling, mask=mask, seed=params.seed))
-    step = navigator(lang)
-    st.header(t(f"st_step_{step}", lang))
-    SCREENS[step](result, lang)
-    state.close_page(params, StepsParams(step=step))
 
 
 def navigator(lang: str) -> int:
@@ -64,13 +78,14 @@ def navigator(lang: str) -> int:
         disabled=step >= STEPS,
         type="primary",
     )
+    names = "st_short_" if state.present() else "st_step_"  # one line on a projector
     with indicator:
         st.radio(
             t("st_indicator", lang, step=step),
             range(1, STEPS + 1),
             key="step",
             horizontal=True,
-            format_func=lambda number: t(f"st_step_{number}", lang),
+            format_func=lambda number: t(f"{names}{number}", lang),
         )
     step = int(st.session_state.step)
     st.progress(step / STEPS)
@@ -80,7 +95,8 @@ def navigator(lang: str) -> int:
 def show(key: str, result: LabResult, matrix: np.ndarray, lang: str, **options: object) -> None:
     """One matrix, full width and large: rows are the tokens."""
     columns = options.pop("columns", result.tokens)
-    fig = matrix_heatmap(matrix, result.tokens, columns, lang=lang, large=True, **options)  # type: ignore[arg-type]
+    large = state.present()
+    fig = matrix_heatmap(matrix, result.tokens, columns, lang=lang, large=large, **options)  # type: ignore[arg-type]
     chart(fig, key)
 
 
@@ -95,71 +111,77 @@ def per_dimension(steps: AttentionSteps) -> dict[str, object]:
     }
 
 
-def step_qkv(result: LabResult, lang: str) -> None:
+def step_qkv(result: LabResult, lang: str, text: Box, figure: Box) -> None:
     """Step 1: Q, K and V, one tab each."""
     steps = result.steps
     n, d_k = steps.q.shape
     dims = min(DIMS, d_k)
-    st.latex(rf"Q = X W_Q,\quad K = X W_K,\quad V = X W_V \qquad ({n} \times {d_k})")
-    safe_text(t("st_why_1", lang, dims=dims, d=d_k))
+    with text:
+        st.latex(rf"Q = X W_Q,\quad K = X W_K,\quad V = X W_V \qquad ({n} \times {d_k})")
+        safe_text(t("st_why_1", lang, dims=dims, d=d_k))
     matrices = (steps.q, steps.k, steps.v)
-    for tab, name, matrix in zip(st.tabs(["Q", "K", "V"]), "qkv", matrices, strict=True):
-        with tab:
-            show(f"step_{name}", result, matrix[:, :dims], lang, **per_dimension(steps))
+    with figure:
+        for tab, name, matrix in zip(st.tabs(["Q", "K", "V"]), "qkv", matrices, strict=True):
+            with tab:
+                show(f"step_{name}", result, matrix[:, :dims], lang, **per_dimension(steps))
 
 
-def step_scores(result: LabResult, lang: str) -> None:
+def step_scores(result: LabResult, lang: str, text: Box, figure: Box) -> None:
     """Step 2: QKᵀ."""
-    st.latex(r"S = Q K^{\top},\qquad S_{ij} = q_i \cdot k_j = \sum_{t=1}^{d} q_{it} k_{jt}")
-    safe_text(t("st_why_2", lang, n=len(result.tokens)))
-    show("step_scores", result, result.steps.scores, lang, kind="scores")
+    with text:
+        st.latex(r"S = Q K^{\top},\qquad S_{ij} = q_i \cdot k_j = \sum_{t=1}^{d} q_{it} k_{jt}")
+        safe_text(t("st_why_2", lang, n=len(result.tokens)))
+    with figure:
+        show("step_scores", result, result.steps.scores, lang, kind="scores")
 
 
-def step_scaled(result: LabResult, lang: str) -> None:
+def step_scaled(result: LabResult, lang: str, text: Box, figure: Box) -> None:
     """Step 3: ÷√d_k, with the divisor the computation used."""
     steps = result.steps
-    heads = len(result.per_head)
-    st.latex(scale_latex(steps.d_k, steps.temperature, heads) if steps.scale else r"S' = S")
     sqrt_d = f"{math.sqrt(steps.d_k):.4g}"
-    safe_text(t("st_why_3", lang, sqrt_d=sqrt_d) if steps.scale else t("st_why_3_off", lang))
-    show("step_scaled", result, steps.scaled, lang, kind="scores")
+    with text:
+        heads = len(result.per_head)
+        st.latex(scale_latex(steps.d_k, steps.temperature, heads) if steps.scale else r"S' = S")
+        safe_text(t("st_why_3", lang, sqrt_d=sqrt_d) if steps.scale else t("st_why_3_off", lang))
+    with figure:
+        show("step_scaled", result, steps.scaled, lang, kind="scores")
 
 
-def step_masked(result: LabResult, lang: str) -> None:
+def step_masked(result: LabResult, lang: str, text: Box, figure: Box) -> None:
     """Step 4: the mask."""
-    st.latex(mask_latex(lang))
     why = t("st_why_4", lang) + " " + t(f"masked_why_{result.mask}", lang)
     if result.mask != "none":
         why += " " + t("mask_renormalised", lang, error=f"{result.row_sum_error:.1e}")
-    safe_text(why)
-    show(
-        "step_masked",
-        result,
-        result.steps.masked,
-        lang,
-        kind="scores",
-        allowed=result.steps.allowed,
-    )
+    with text:
+        st.latex(mask_latex(lang))
+        safe_text(why)
+    allowed = result.steps.allowed
+    with figure:
+        show("step_masked", result, result.steps.masked, lang, kind="scores", allowed=allowed)
 
 
-def step_weights(result: LabResult, lang: str) -> None:
+def step_weights(result: LabResult, lang: str, text: Box, figure: Box) -> None:
     """Step 5: softmax."""
-    st.latex(r"A_{ij} = \frac{e^{M_{ij}}}{\sum_k e^{M_{ik}}},\qquad \sum_j A_{ij} = 1")
-    safe_text(t("st_why_5", lang))
+    with text:
+        st.latex(r"A_{ij} = \frac{e^{M_{ij}}}{\sum_k e^{M_{ik}}},\qquad \sum_j A_{ij} = 1")
+        safe_text(t("st_why_5", lang))
     steps = result.steps
-    show("step_weights", result, steps.weights, lang, kind="weights", allowed=steps.allowed)
+    with figure:
+        show("step_weights", result, steps.weights, lang, kind="weights", allowed=steps.allowed)
 
 
-def step_output(result: LabResult, lang: str) -> None:
+def step_output(result: LabResult, lang: str, text: Box, figure: Box) -> None:
     """Step 6: the output, a weighted sum of the values."""
     steps = result.steps
     n, d_v = steps.output.shape
-    st.latex(r"O = A V,\qquad o_i = \sum_j A_{ij}\, v_j")
-    safe_text(t("st_why_6", lang, n=n, d=d_v, dims=min(DIMS, d_v)))
-    show("step_output", result, steps.output[:, :DIMS], lang, **per_dimension(steps))
+    with text:
+        st.latex(r"O = A V,\qquad o_i = \sum_j A_{ij}\, v_j")
+        safe_text(t("st_why_6", lang, n=n, d=d_v, dims=min(DIMS, d_v)))
+    with figure:
+        show("step_output", result, steps.output[:, :DIMS], lang, **per_dimension(steps))
 
 
-SCREENS: dict[int, Callable[[LabResult, str], None]] = {
+SCREENS: dict[int, Callable[[LabResult, str, Box, Box], None]] = {
     1: step_qkv,
     2: step_scores,
     3: step_scaled,

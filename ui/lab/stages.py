@@ -1,0 +1,215 @@
+"""The lab's stage view: one stage of the computation at a time, beside the selected row.
+
+Each stage is a function: its heading, its formula, two or three sentences of why, what changed
+from the previous stage (computed), and one large heatmap keyed ``<stage>_heatmap``.
+"""
+
+import math
+from collections.abc import Callable
+
+import pandas as pd
+import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
+
+from ui.kit import state
+from ui.kit.display import chart, safe_text, train_link
+from ui.kit.figures import matrix_heatmap
+from ui.kit.formulas import mask_latex, scale_latex
+from ui.kit.text import t
+from ui.lab import figures
+from viz_core import LabResult, jacobian_norm
+
+Box = DeltaGenerator  # where a stage writes its explanation, and where its figure
+OUTPUT_DIMS = 8  # dimensions of V shown in the output stage
+ONE_HOT = 0.9  # a largest weight above this reads as "nearly one-hot"
+
+
+def row_from_selection(selection: object) -> int | None:
+    """The query row of a click on the weights heatmap, or None when nothing usable was clicked."""
+    points = getattr(selection, "get", lambda *_: None)("selection") or {}
+    points = points.get("points", []) if isinstance(points, dict) else []
+    if not points or not isinstance(points[0], dict):
+        return None
+    y = points[0].get("y")
+    if isinstance(y, bool) or not isinstance(y, int | float) or not math.isfinite(y):
+        return None
+    return round(y)
+
+
+def _on_pick() -> None:
+    """Copy a click on the weights heatmap into the row setting (a selection resets on redraw)."""
+    row = row_from_selection(st.session_state.get("weights_heatmap"))
+    if row is not None and row >= 0:
+        st.session_state.row = row
+
+
+def stage_heatmap(result: LabResult, stage: str, row: int, lang: str) -> None:
+    """One stage of the computation as a large heatmap keyed ``<stage>_heatmap``; its z is that
+    matrix of the computation (masked cells of ``masked`` as gaps). Rows are selectable on the
+    weights."""
+    steps = result.steps
+    options: dict[str, object] = {"selected_row": row, "large": state.present(), "share": 0.58}
+    if stage in ("masked", "weights"):
+        options["allowed"] = steps.allowed
+    clickable = stage == "weights"
+    kind = "weights" if stage == "weights" else "scores"
+    matrix = getattr(steps, stage)
+    fig = matrix_heatmap(
+        matrix, result.tokens, result.tokens, lang=lang, kind=kind, clickable=clickable, **options
+    )
+    picked = {"on_select": _on_pick, "selection_mode": "points"} if clickable else {}
+    chart(fig, f"{stage}_heatmap", **picked)
+
+
+def scores_stage(result: LabResult, row: int, lang: str, text: Box, figure: Box) -> None:
+    """QKᵀ: every query against every key."""
+    sqrt_d = f"{math.sqrt(result.steps.d_k):.4g}"
+    with text:
+        st.subheader(t("scores_title", lang))
+        st.latex(r"S = Q K^{\top},\quad S_{ij} = q_i \cdot k_j")
+        st.caption(t("scores_why", lang, sqrt_d=sqrt_d))
+        safe_text(t("changed_scores", lang, std=f"{result.std_scores:.3g}", sqrt_d=sqrt_d))
+    with figure:
+        stage_heatmap(result, "scores", row, lang)
+
+
+def scaled_stage(result: LabResult, row: int, lang: str, text: Box, figure: Box) -> None:
+    """÷√d (and the temperature), or nothing when scaling is off."""
+    steps = result.steps
+    spread = {"divisor": f"{steps.divisor:.4g}", "before": f"{result.std_scores:.3g}"}
+    after = f"{result.std_scores / steps.divisor:.3g}"
+    with text:
+        st.subheader(t("scaled_title", lang))
+        if steps.scale:
+            st.latex(scale_latex(steps.d_k, steps.temperature, len(result.per_head)))
+            st.caption(t("scaled_why_on", lang, sqrt_d=f"{math.sqrt(steps.d_k):.4g}"))
+        else:
+            divided = "" if steps.temperature == 1 else f" / {steps.temperature:g}"
+            st.latex(rf"S' = S{divided}")
+            st.caption(t("scaled_why_off", lang))
+            train_link(lang)
+        key = "changed_scaled" if steps.divisor != 1 else "changed_scaled_none"
+        safe_text(t(key, lang, after=after, **spread))
+    with figure:
+        stage_heatmap(result, "scaled", row, lang)
+
+
+def masked_stage(result: LabResult, row: int, lang: str, text: Box, figure: Box) -> None:
+    """The mask: −∞ where a query may not look."""
+    allowed = result.steps.allowed
+    hidden = int(allowed.size - allowed.sum())
+    with text:
+        st.subheader(t("masked_title", lang))
+        st.latex(mask_latex(lang))
+        st.caption(t(f"masked_why_{result.mask}", lang))
+        safe_text(t("changed_masked", lang, hidden=hidden, cells=allowed.size))
+        if result.mask != "none":
+            safe_text(t("mask_renormalised", lang, error=f"{result.row_sum_error:.1e}"))
+    with figure:
+        stage_heatmap(result, "masked", row, lang)
+
+
+def weights_stage(result: LabResult, row: int, lang: str, text: Box, figure: Box) -> None:
+    """Softmax on every row: the attention weights; a click selects a row."""
+    top = f"{result.stats.max_weight[row]:.3f}"
+    with text:
+        st.subheader(t("weights_title", lang))
+        st.latex(r"A_{ij} = \operatorname{softmax}(M_i)_j = \frac{e^{M_{ij}}}{\sum_k e^{M_{ik}}}")
+        st.caption(t("weights_why", lang))
+        safe_text(t("changed_weights", lang, token=result.tokens[row], top=top))
+    with figure:
+        stage_heatmap(result, "weights", row, lang)
+
+
+def output_stage(result: LabResult, row: int, lang: str, text: Box, figure: Box) -> None:
+    """×V: the selected row's output, a weighted sum of the value vectors."""
+    steps, tokens = result.steps, result.tokens
+    dims = min(OUTPUT_DIMS, steps.v.shape[1])
+    with text:
+        st.subheader(t("output_title", lang))
+        st.latex(r"o_i = \sum_j A_{ij}\, v_j")
+        safe_text(t("output_why", lang, token=tokens[row], dims=dims))
+        weighted = zip(steps.weights[row], tokens, strict=True)
+        terms = " + ".join(f"{w:.2f}·V({token})" for w, token in weighted)
+        st.code(f"{tokens[row]} = {terms}", language=None, wrap_lines=True)
+    contributions, output = steps.contributions(row), steps.output[row]
+    large = state.present()
+    with figure:
+        fig = figures.output_heatmap(
+            contributions, output, tokens, lang=lang, dims=dims, large=large
+        )
+        chart(fig, "output_heatmap")
+
+
+def all_stages(result: LabResult, row: int, lang: str, text: Box, figure: Box) -> None:
+    """The four matrices side by side, in one figure, to see what each step does."""
+    steps = result.steps
+    matrices = [steps.scores, steps.scaled, steps.masked, steps.weights]
+    titles = [t(f"stage_{stage}", lang) for stage in ("scores", "scaled", "masked", "weights")]
+    with text:
+        st.subheader(t("stages_all_title", lang))
+        st.caption(t("stages_all_why", lang))
+    with figure:
+        fig = figures.stages_overview(matrices, titles, result.tokens, steps.allowed)
+        chart(fig, "stages_overview")
+
+
+STAGE_VIEWS: dict[str, Callable[[LabResult, int, str, Box, Box], None]] = {
+    "scores": scores_stage,
+    "scaled": scaled_stage,
+    "masked": masked_stage,
+    "weights": weights_stage,
+    "output": output_stage,
+    "all": all_stages,
+}
+
+
+def row_panel(result: LabResult, row: int, lang: str) -> None:
+    """The selected row scaled vs unscaled: its bars, and the numbers that explain them."""
+    token = result.tokens[row]
+    scaled, unscaled = result.scaled.weights[row], result.unscaled.weights[row]
+    on, off = (result.stats, result.contrast_stats)[:: 1 if result.steps.scale else -1]
+    safe_text(t("bars_title", lang, token=token), tag="h3")
+    fig = figures.row_bars(
+        result.steps.weights[row], result.contrast.weights[row], result.tokens,
+        scaled=result.steps.scale, lang=lang, height=320 if state.present() else 380,
+    )  # fmt: skip
+    chart(fig, "row_bars")
+    numbers = {
+        "max": (float(on.max_weight[row]), float(off.max_weight[row])),
+        "entropy": (float(on.entropy[row]), float(off.entropy[row])),
+        "gradient": (float(jacobian_norm(scaled)), float(jacobian_norm(unscaled))),
+    }
+    columns = [t("trace_scaled", lang), t("trace_unscaled", lang)]
+    table = pd.DataFrame(
+        [[f"{on:.3f}", f"{off:.3f}"] for on, off in numbers.values()],
+        index=[t(f"row_{name}", lang) for name in numbers],
+        columns=columns,
+    )
+    st.table(table)
+    verdict = row_verdict(*numbers["max"], *numbers["gradient"])
+    safe_text(t(verdict, lang, **row_words(numbers)))
+    if verdict == "row_verdict_saturated":
+        train_link(lang)
+
+
+def row_words(numbers: dict[str, tuple[float, float]]) -> dict[str, str]:
+    """The numbers a verdict sentence quotes."""
+    (max_on, max_off), (grad_on, grad_off) = numbers["max"], numbers["gradient"]
+    ratio = grad_on / grad_off if grad_off > 0 else math.inf
+    return {
+        "max_on": f"{max_on:.3f}",
+        "max_off": f"{max_off:.3f}",
+        "grad_on": f"{grad_on:.3g}",
+        "grad_off": f"{grad_off:.3g}",
+        "ratio": "∞" if math.isinf(ratio) else f"{ratio:.3g}",
+    }
+
+
+def row_verdict(max_on: float, max_off: float, grad_on: float, grad_off: float) -> str:
+    """Which sentence the row's numbers support."""
+    if max_off > ONE_HOT and grad_off < grad_on / 3:
+        return "row_verdict_saturated"
+    if max_on > ONE_HOT and max_off > ONE_HOT:
+        return "row_verdict_both"
+    return "row_verdict_close"

@@ -1,0 +1,311 @@
+"""The /train page under AppTest: its charts show the core's runs, its sentences follow them.
+
+Expected values come from calling the core (viz_core.train) directly in the test, never from
+the page's own helpers. Short runs (50 … 120 steps) keep the file quick.
+"""
+
+import math
+import tracemalloc
+
+import numpy as np
+import pytest
+from conftest import chart_keys, decode, figure, markdown_texts, open_app
+from numpy.testing import assert_allclose
+
+import ui.train  # noqa: F401  (registers the page's strings)
+from ui.train import compute
+from ui.train.settings import D_PRESETS, STEPS_MAX
+from viz_core import NEVER, SEED_MAX, Sweep, steps_to_accuracy, train_head
+from viz_core.train import D_K_MAX
+
+MB = 1 << 20
+CHARTS = ["loss_curves", "grad_curves", "learned_weights"]
+HEAVIEST = {"task": "max", "d": str(D_K_MAX), "steps": str(STEPS_MAX), "optimizer": "adam"}
+
+
+def trace_y(at, key, trace):
+    return decode(figure(at, key)["data"][trace]["y"])
+
+
+def verdict(at):
+    """The page's finding: the bold first sentence of its first framed paragraph."""
+    bodies = [element.proto.body for element in at.get("html")]
+    found = [body.split('<strong class="safe">')[1] for body in bodies if "<strong" in body]
+    return found[0].split("</strong>")[0].replace("&#x27;", "'")
+
+
+def page_texts(at):
+    return markdown_texts(at) + [element.proto.body for element in at.get("html")]
+
+
+# --- charts ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_page_opens_in_both_languages_with_its_charts(lang):
+    """Both languages: the three chart keys, the language's title, settings in the URL."""
+    at = open_app("train", lang=lang, steps="50")
+    assert chart_keys(at) == CHARTS
+    titles = {"zh": "不除以 √d，注意力头还学得会吗？", "en": "Can a head learn without ÷√d?"}
+    assert at.title[0].value == titles[lang]
+    assert at.query_params["d"] == "64" and at.query_params["task"] == "previous"
+
+
+def test_loss_and_gradient_curves_are_the_two_core_runs():
+    """loss_curves: trace 0 is the scaled run's loss, trace 1 the unscaled one's, step by step;
+    grad_curves the same for the gradient size."""
+    query = {"task": "reverse", "d": "256", "steps": "80", "optimizer": "adam", "seed": "7"}
+    at = open_app("train", lang="en", **query)
+    for trace, scale in [(0, True), (1, False)]:
+        run = train_head("reverse", 256, scale, seed=7, steps=80, optimizer="adam")
+        assert_allclose(trace_y(at, "loss_curves", trace), run.loss, rtol=1e-6)
+        assert_allclose(trace_y(at, "grad_curves", trace), run.grad_norm, rtol=1e-6)
+
+
+def test_the_runs_differ_only_in_the_divisor():
+    """Scaled and unscaled curves differ (one ÷√d_k apart), though init and batches are one."""
+    at = open_app("train", lang="en", steps="50", d="1024")
+    scaled, unscaled = trace_y(at, "loss_curves", 0), trace_y(at, "loss_curves", 1)
+    assert scaled.shape == unscaled.shape == (51,)
+    assert not np.allclose(scaled, unscaled)
+    assert any("same random parameters" in text for text in markdown_texts(at))
+
+
+def test_learned_weights_animate_the_checkpoints_scaled_beside_unscaled():
+    """One frame per checkpoint; the shown maps are the trained heads'; ticks are the probe."""
+    at = open_app("train", lang="en", task="max", d="16", steps="120", seed="2")
+    spec = figure(at, "learned_weights")
+    runs = [
+        train_head("max", 16, scale, seed=2, steps=120, checkpoints=13) for scale in (True, False)
+    ]
+    assert [frame["name"] for frame in spec["frames"]] == [str(s) for s in range(0, 121, 10)]
+    for trace, run in enumerate(runs):
+        assert_allclose(decode(spec["data"][trace]["z"]), run.weights[-1], atol=1e-6)
+        assert_allclose(decode(spec["frames"][3]["data"][trace]["z"]), run.weights[3], atol=1e-6)
+    assert spec["layout"]["xaxis"]["ticktext"] == ["3", "1", "4", "1", "5", "9", "2", "6"]
+    assert spec["layout"]["sliders"][0]["active"] == 12
+
+
+def test_d_presets_are_one_click():
+    """A button per preset 16 / 64 / 256 / 1024; a click sets d_k, retrains, and goes into the
+    URL."""
+    at = open_app("train", lang="en", steps="50", d="32")
+    assert [button.label for button in at.button if button.key.startswith("tr_preset_")] == [
+        str(preset) for preset in D_PRESETS
+    ]
+    for preset in (256, 16):
+        at.button(key=f"tr_preset_{preset}").click().run()
+        assert at.number_input(key="d").value == preset
+        assert at.query_params["d"] == str(preset)
+        run = train_head("previous", preset, True, steps=50)
+        assert_allclose(trace_y(at, "loss_curves", 0), run.loss, rtol=1e-6)
+
+
+# --- hostile links --------------------------------------------------------------------------
+
+# (key, value in the link, value the page uses): unreadable → the default, out of range → the
+# nearest end. Worked out here from the declared defaults and bounds, not by the parser.
+HOSTILE = [
+    ("task", "x7#q%", "previous"),
+    ("task", "<script>alert(1)</script>", "previous"),
+    ("optimizer", "![x](http://e.com/x.png) **b**", "sgd"),
+    ("d", "1e400", "64"),
+    ("d", "-5", "4"),
+    ("d", "nan", "64"),
+    ("d", "9" * 400, "1024"),
+    ("steps", "-5", "50"),
+    ("steps", "字" * 10_000, "300"),
+    ("seed", "-5", "0"),
+    ("seed", "9" * 400, str(SEED_MAX)),
+    ("seed", ":red[x] $x$", "0"),
+]
+
+
+@pytest.mark.parametrize(("key", "value", "used"), HOSTILE, ids=[f"{k}-{u}" for k, _, u in HOSTILE])
+def test_a_hostile_link_value_is_replaced_with_a_note(key, value, used):
+    """The note names the key and the value used; the page still draws every chart, and no
+    link text is rendered as Markdown or HTML."""
+    query = {"steps": "50", "lang": "en", key: value}
+    at = open_app("train", **query)
+    notes = [info.value for info in at.info]
+    assert any(f"`{key}`" in note and f"using {used} instead" in note for note in notes), notes
+    assert at.query_params[key] == used
+    assert chart_keys(at) == CHARTS
+    for text in page_texts(at):
+        for piece in ["<script", "![x]", "**b**", ":red[", "$x$"]:
+            assert piece not in text
+
+
+def test_the_labs_wider_d_is_fitted_not_crashed():
+    """The lab allows d up to 8192 and shares the widget key d: here it becomes 1024, noted."""
+    at = open_app("lab", lang="en", d="1536")
+    at.switch_page("ui/train/page.py").run()
+    assert not at.exception
+    assert at.number_input(key="d").value == D_K_MAX
+    assert any("`d`" in info.value for info in at.info)
+
+
+# --- what the page says ---------------------------------------------------------------------
+
+
+def steps_to_90(task, d, optimizer="sgd", steps=300):
+    """Steps to 90 % held-out accuracy of the scaled and the unscaled run, from the core."""
+    return [
+        train_head(task, d, scale, steps=steps, optimizer=optimizer, checkpoints=31).steps_to(0.9)
+        for scale in (True, False)
+    ]
+
+
+def test_the_verdict_follows_the_numbers():
+    """Two settings whose numbers point opposite ways get opposite sentences: at d_k = 16 the
+    unscaled head is no slower (the page says it learns as well), at d_k = 1024 on reverse it
+    never reaches 90 % (the page says so, and does not say it learns as well)."""
+    scaled, unscaled = steps_to_90("previous", 16)
+    assert unscaled != NEVER and unscaled <= 1.5 * scaled  # the data of the first setting
+    easy = verdict(open_app("train", lang="en", task="previous", d="16"))
+    assert "learns as well" in easy
+    assert f"step {unscaled}" in easy and f"step {scaled}" in easy
+
+    scaled, unscaled = steps_to_90("reverse", 1024)
+    assert scaled != NEVER and unscaled == NEVER  # the data of the second setting
+    hard = verdict(open_app("train", lang="en", task="reverse", d="1024"))
+    assert "never reaches 90 %" in hard and f"step {scaled}" in hard
+    assert "learns as well" not in hard
+
+
+def test_a_slower_unscaled_head_is_called_slower_not_unable():
+    """previous, d_k = 256: unscaled gets there, but in over 1.5× the steps: 'more slowly'."""
+    scaled, unscaled = steps_to_90("previous", 256)
+    assert NEVER not in (scaled, unscaled) and unscaled > 1.5 * scaled
+    text = verdict(open_app("train", lang="en", task="previous", d="256"))
+    assert "more slowly" in text and f"{unscaled / scaled:.1f}×" in text
+
+
+def test_the_table_shows_the_numbers_that_explain_it():
+    """Held-out accuracy, steps to 90 % and the initial score std of both runs, from the core:
+    the unscaled std is about √d_k, the scaled one about 1."""
+    at = open_app("train", lang="en", d="256", steps="60", seed="5")
+    table = at.dataframe[0].value.set_index("measured")
+    for column, scale in [("÷√d_k", True), ("no ÷√d_k", False)]:
+        run = train_head("previous", 256, scale, seed=5, steps=60, checkpoints=7)
+        row = table[column]
+        assert row["held-out accuracy after training"] == f"{100 * run.accuracy:.1f} %"
+        steps = run.steps_to(0.9)
+        assert row["steps to 90 %"] == ("never" if steps == NEVER else str(steps))
+        assert float(row["std of softmax's input at the start"]) == pytest.approx(
+            run.initial_score_std,
+            rel=5e-3,  # shown with 3 significant digits
+        )
+    # Same init, same scores: the unscaled std is the scaled one times √d_k, exactly.
+    stds = [float(table[c]["std of softmax's input at the start"]) for c in ("÷√d_k", "no ÷√d_k")]
+    assert stds[1] / stds[0] == pytest.approx(math.sqrt(256), rel=1e-2)
+
+
+# --- the sweep ------------------------------------------------------------------------------
+
+
+def parse_steps(cell):
+    return [NEVER if part == "never" else int(part) for part in cell.split(", ")]
+
+
+def test_the_sweep_runs_on_request_and_shows_the_cores_numbers(monkeypatch):
+    """No sweep until the button; then a table and a chart equal to steps_to_accuracy, and a
+    rerun shows them again without computing the sweep a second time."""
+    calls = []
+    real = compute.steps_to_accuracy
+    monkeypatch.setattr(
+        compute, "steps_to_accuracy", lambda *a, **k: calls.append(1) or real(*a, **k)
+    )
+    at = open_app("train", lang="en", task="max", steps="50")
+    assert "sweep_steps" not in chart_keys(at) and not calls
+    at.button(key="tr_sweep").click().run()
+    expected = steps_to_accuracy("max", "sgd", (16, 64, 256, 1024), (0, 1, 2), 0.9, 300, 10)
+    table = at.dataframe[1].value
+    assert table["d_k"].tolist() == [16, 64, 256, 1024]
+    assert [parse_steps(c) for c in table["÷√d_k: steps per seed"]] == expected.scaled.tolist()
+    assert [parse_steps(c) for c in table["no ÷√d_k: steps per seed"]] == expected.unscaled.tolist()
+    data = figure(at, "sweep_steps")["data"]
+    top = expected.max_steps * 1.15
+    for trace, steps in [(0, expected.scaled), (2, expected.unscaled)]:
+        assert_allclose(decode(data[trace]["y"]), np.where(steps == NEVER, top, steps).ravel())
+    assert_allclose(decode(data[1]["y"]), expected.median_steps(True), equal_nan=True)
+    assert_allclose(decode(data[3]["y"]), expected.median_steps(False), equal_nan=True)
+    at.run()
+    assert "sweep_steps" in chart_keys(at) and len(calls) == 1
+
+
+def sweep_of(scaled, unscaled):
+    """A sweep result made by hand: steps per (d_k, seed)."""
+    scaled, unscaled = np.array(scaled), np.array(unscaled)
+    std = np.ones(len(scaled))
+    return Sweep("previous", "sgd", 0.5, 0.9, 10, 300, (16, 64, 256, 1024), (0, 1, 2),
+                 scaled, unscaled, std, std)  # fmt: skip
+
+
+def test_the_sweep_summary_says_where_unscaled_keeps_up():
+    """Unscaled as fast at 16, 3× slower at 64 and 256, failing at 1024: each said, counted."""
+    scaled = [[40, 40, 40]] * 4
+    unscaled = [[40, 50, 40], [120, 120, 130], [120, NEVER, 110], [NEVER, NEVER, 200]]
+    text = " ".join(compute.sweep_summary(sweep_of(scaled, unscaled), "en"))
+    assert "all 12 runs reach 90 %, in a median of 40 steps" in text
+    assert "as well at d_k = 16 " in text
+    assert "slower at d_k = 64, 256: a median of 3.0×" in text
+    assert "At d_k = 1024 its median run does not reach 90 %" in text
+    assert "3 of the 12 unscaled runs did not reach 90 %" in text
+    assert "depends on d_k" in text
+
+
+def test_the_sweep_summary_does_not_repeat_the_claim_when_unscaled_keeps_up():
+    """If unscaled is as fast everywhere, the page says the numbers do not support the claim."""
+    same = [[40, 50, 40]] * 4
+    text = " ".join(compute.sweep_summary(sweep_of(same, same), "en"))
+    assert "do not support “cannot learn”" in text and "slower" not in text
+
+
+# --- sharing and budgets --------------------------------------------------------------------
+
+
+def test_a_class_opening_one_link_trains_once(monkeypatch):
+    """Two sessions on one link: the two runs (scaled, unscaled) are trained once."""
+    calls = []
+    real = compute.train_head
+    monkeypatch.setattr(compute, "train_head", lambda *a, **k: calls.append(1) or real(*a, **k))
+    open_app("train", steps="50", seed="11")
+    assert len(calls) == 2
+    open_app("train", steps="50", seed="11", lang="en")
+    assert len(calls) == 2
+
+
+def test_progress_is_reported_only_while_training():
+    """The progress callback rises from 0 towards 1 while training; a cached result reports
+    nothing (so the page shows no progress bar for it)."""
+    reports = []
+    with compute.reporting(reports.append):
+        compute.train_pair(task="reverse", d=32, steps=60, optimizer="adam", seed=1)
+    assert len(reports) >= 4 and reports == sorted(reports)
+    assert reports[0] == 0 and 0.5 < reports[-1] <= 1
+    reports.clear()
+    with compute.reporting(reports.append):
+        compute.train_pair(task="reverse", d=32, steps=60, optimizer="adam", seed=1)
+    assert reports == []
+
+
+def test_the_heaviest_setting_stays_within_the_memory_budget():
+    """d_k = 1024, the most steps, Adam: the page's core call peaks under 150 MB."""
+    tracemalloc.start()
+    try:
+        compute.train_pair(task="max", d=D_K_MAX, steps=STEPS_MAX, optimizer="adam", seed=SEED_MAX)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 150 * MB, f"{peak / MB:.0f} MB"
+
+
+def test_the_heaviest_link_sends_under_500_kb_of_figures():
+    """The heaviest link, with the sweep shown too: every figure of a rerun under 500 kB."""
+    at = open_app("train", lang="en", **HEAVIEST)
+    at.button(key="tr_sweep").click().run()
+    assert chart_keys(at) == [*CHARTS, "sweep_steps"]
+    sent = sum(len(chart.proto.spec) for chart in at.get("plotly_chart"))
+    assert sent < 500_000, f"{sent / 1000:.0f} kB"
+    assert len(figure(at, "learned_weights")["frames"]) == 64

@@ -1,0 +1,228 @@
+"""Lesson: train one attention head with and without ÷√d_k, and see whether it learns."""
+
+import math
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from ui.kit import state
+from ui.kit.display import chart, number_input, radio, safe_text
+from ui.kit.text import t
+from ui.train import compute, figures
+from ui.train.compute import TrainPair, train_pair
+from ui.train.settings import D_PRESETS, TrainParams
+from viz_core import NEVER, Sweep
+
+SWEEPS = "_train_sweeps"  # session state: the (task, optimizer, seed) whose sweep was asked for
+
+
+def _set_d(d: int) -> None:
+    st.session_state.d = d
+
+
+def _ask_sweep(key: tuple[str, str, int]) -> None:
+    st.session_state[SWEEPS] = st.session_state.get(SWEEPS, frozenset()) | {key}
+
+
+def render() -> None:
+    """Controls beside the loss chart, then the numbers, gradients, attention and the sweep."""
+    lang = state.open_page("tr_title", "tr_intro", TrainParams)
+    left, right = st.columns([2, 3], gap="medium")
+    with left:
+        controls(lang)
+    params = state.current(TrainParams)
+    with right:
+        pair = trained(params, lang)
+        loss_chart(pair, params, lang)
+    numbers_section(pair, params, lang)
+    gradient_section(pair, lang)
+    weights_section(pair, params, lang)
+    sweep_section(params, lang)
+    state.close_page(params)
+
+
+def controls(lang: str) -> None:
+    """Task, optimizer, d_k with its presets, steps and seed, stacked beside the chart."""
+    st.selectbox(
+        t("tr_task_label", lang),
+        TrainParams.spec("task").choices,
+        key="task",
+        format_func=lambda task: t(f"tr_task_{task}", lang),
+        help=t("tr_task_help", lang),
+    )
+    radio(TrainParams, "optimizer", lang, "tr_optimizer", horizontal=True)
+    number_input(TrainParams, "d", lang, "tr_d", step=1)
+    for column, preset in zip(st.columns(len(D_PRESETS), gap="small"), D_PRESETS, strict=True):
+        column.button(
+            f"{preset}", key=f"tr_preset_{preset}", on_click=_set_d, args=(preset,), width="stretch"
+        )
+    steps, seed = st.columns(2)
+    with steps:
+        number_input(TrainParams, "steps", lang, "tr_steps", step=50)
+    with seed:
+        number_input(TrainParams, "seed", lang, "tr_seed", step=1)
+
+
+@contextmanager
+def progress_bar(text: str) -> Iterator[None]:
+    """A progress bar that appears only if the work inside really runs (not when cached)."""
+    holder = st.empty()
+
+    def report(done: float) -> None:
+        holder.progress(min(max(done, 0.0), 1.0), text=text)
+
+    with compute.reporting(report):
+        yield
+    holder.empty()
+
+
+def trained(params: TrainParams, lang: str) -> TrainPair:
+    """The page's one core call: both runs of this setting, shared by every session."""
+    with progress_bar(t("tr_training", lang)):
+        return train_pair(
+            task=params.task,
+            d=params.d,
+            steps=params.steps,
+            optimizer=params.optimizer,
+            seed=params.seed,
+        )
+
+
+def callout(title: str, sentences: list[str], lang: str) -> None:
+    """Computed sentences in a frame, shown as text (never Markdown): the first one, the
+    finding, in bold on its own; the rest, the why, after it."""
+    with st.container(border=True):
+        safe_text(title, tag="h4")
+        safe_text(sentences[0], tag="strong")
+        safe_text(("" if lang == "zh" else " ").join(sentences[1:]))
+
+
+def loss_chart(pair: TrainPair, params: TrainParams, lang: str) -> None:
+    """The main figure: the loss of both runs, titled by its setting."""
+    task, optimizer = t(f"tr_task_{params.task}", lang), t(f"tr_optimizer_{params.optimizer}", lang)
+    title = t("tr_loss_title", lang, task=task, d=params.d, optimizer=optimizer)
+    fig = figures.loss_curves(pair, title=title, lang=lang, large=state.present())
+    chart(fig, "loss_curves")
+
+
+def numbers_section(pair: TrainPair, params: TrainParams, lang: str) -> None:
+    """What the loss curves show, and the numbers at the start that explain it."""
+    sqrt_d = compute.num(math.sqrt(params.d))
+    st.caption(t("tr_same_start", lang, sqrt_d=sqrt_d) + " " + t("tr_loss_why", lang))
+    left, right = st.columns(2, gap="medium")
+    with left:
+        callout(t("tr_verdict_title", lang), compute.verdict(pair, lang), lang)
+    with right:
+        st.latex(
+            r"\operatorname{softmax}\!\Big(\frac{q k^\top}{\sqrt{d_k}}\Big)"
+            r"\ \text{vs}\ \operatorname{softmax}\big(q k^\top\big)"
+        )
+        st.dataframe(measure_table(pair, lang), hide_index=True, width="stretch")
+
+
+def _steps_text(step: int, lang: str) -> str:
+    return t("tr_never", lang) if step == NEVER else str(step)
+
+
+def measure_table(pair: TrainPair, lang: str) -> pd.DataFrame:
+    """Accuracy, steps to 90 %, and the start's score std, peak weight and gradient size."""
+    e = compute.evidence(pair)
+    rows = {
+        "tr_row_accuracy": [t("tr_percent", lang, value=compute.pct(a)) for a in e.accuracy],
+        "tr_row_steps_to": [_steps_text(s, lang) for s in e.steps],
+        "tr_row_std": [compute.num(s) for s in e.score_std],
+        "tr_row_peak": [f"{p:.2f}" for p in e.peak],
+        "tr_row_one_hot": [t("tr_percent", lang, value=compute.pct(p)) for p in e.one_hot],
+        "tr_row_grad": [compute.num(g) for g in e.early_gradient],
+    }
+    names = [t(key, lang, window=e.window) for key in rows]
+    scaled, unscaled = zip(*rows.values(), strict=True)
+    return pd.DataFrame(
+        {
+            t("tr_col_measure", lang): names,
+            t("tr_scaled", lang): list(scaled),
+            t("tr_unscaled", lang): list(unscaled),
+        }
+    )
+
+
+def gradient_section(pair: TrainPair, lang: str) -> None:
+    """Does the gradient vanish? Its size at every step, both runs."""
+    e = compute.evidence(pair)
+    st.subheader(t("tr_grad_title", lang))
+    st.latex(
+        r"\frac{\partial L}{\partial s_{ij}} = "
+        r"\frac{w_{ij}\big(g_{ij} - \sum_k w_{ik}\, g_{ik}\big)}{\sqrt{d_k}\ \text{or}\ 1},"
+        r"\qquad g_{ij} = \frac{\partial L}{\partial w_{ij}}"
+    )
+    numbers = {
+        "early_s": compute.num(e.early_gradient[0]),
+        "early_u": compute.num(e.early_gradient[1]),
+        "late_s": compute.num(e.late_gradient[0]),
+        "late_u": compute.num(e.late_gradient[1]),
+    }
+    safe_text(t("tr_grad_why", lang, window=e.window, **numbers))
+    chart(figures.grad_curves(pair, lang=lang, large=state.present()), "grad_curves")
+
+
+def weights_section(pair: TrainPair, params: TrainParams, lang: str) -> None:
+    """The attention on the probe, forming checkpoint by checkpoint, scaled beside unscaled."""
+    e = compute.evidence(pair)
+    st.subheader(t("tr_weights_title", lang))
+    rule = t(f"tr_rule_{params.task}", lang)
+    on = {"on_s": f"{e.on_ideal[0]:.2f}", "on_u": f"{e.on_ideal[1]:.2f}"}
+    safe_text(t("tr_weights_why", lang, rule=rule, **on))
+    ideal = compute.ideal_keys(params.task, pair.scaled.probe)
+    fig = figures.learned_weights(pair, ideal, lang=lang, large=state.present())
+    chart(fig, "learned_weights")
+
+
+def sweep_section(params: TrainParams, lang: str) -> None:
+    """Steps to 90 % against d_k, several seeds, computed only when asked for."""
+    st.subheader(t("tr_sweep_title", lang))
+    seeds = compute.sweep_seeds(params.seed)
+    st.caption(
+        t(
+            "tr_sweep_why",
+            lang,
+            seeds=len(seeds),
+            seed_list=", ".join(str(s) for s in seeds),
+            every=compute.SWEEP_EVAL_EVERY,
+            max_steps=compute.SWEEP_MAX_STEPS,
+        )
+    )
+    key = (params.task, params.optimizer, params.seed)
+    if key not in st.session_state.get(SWEEPS, frozenset()):
+        st.button(t("tr_sweep_button", lang), key="tr_sweep", on_click=_ask_sweep, args=(key,))
+        return
+    runs = len(seeds) * len(compute.SWEEP_D_KS)
+    with progress_bar(t("tr_sweep_running", lang, runs=runs)):
+        result = compute.sweep(task=params.task, optimizer=params.optimizer, seed=params.seed)
+    callout(t("tr_verdict_title", lang), compute.sweep_summary(result, lang), lang)
+    chart(figures.sweep_steps(result, lang=lang, large=state.present()), "sweep_steps")
+    st.dataframe(sweep_table(result, lang), hide_index=True, width="stretch")
+
+
+def sweep_table(result: Sweep, lang: str) -> pd.DataFrame:
+    """One row per d_k: score std at the start, every seed's steps, and the medians."""
+
+    def steps(row: np.ndarray) -> str:
+        return ", ".join(_steps_text(int(s), lang) for s in row)
+
+    def median(value: float) -> str:
+        return t("tr_never", lang) if math.isnan(value) else f"{value:.0f}"
+
+    stds = zip(result.score_std_scaled.tolist(), result.score_std_unscaled.tolist(), strict=True)
+    return pd.DataFrame(
+        {
+            t("tr_sw_col_d", lang): list(result.d_ks),
+            t("tr_sw_col_std", lang): [f"{s:.2f} / {u:.1f}" for s, u in stds],
+            t("tr_sw_col_scaled", lang): [steps(row) for row in result.scaled],
+            t("tr_sw_col_unscaled", lang): [steps(row) for row in result.unscaled],
+            t("tr_sw_col_median_s", lang): [median(m) for m in result.median_steps(True)],
+            t("tr_sw_col_median_u", lang): [median(m) for m in result.median_steps(False)],
+        }
+    )

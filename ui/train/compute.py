@@ -1,0 +1,380 @@
+"""The training page's cached core calls, and the numbers its sentences are built from.
+
+Pure Python and numpy (no ``st.*``): the verdicts are functions of the runs, tested directly.
+"""
+
+import math
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
+
+import numpy as np
+
+from ui.kit.cache import shared
+from ui.kit.text import t
+from viz_core import (
+    NEVER,
+    Sweep,
+    TrainRun,
+    forward,
+    held_out_batch,
+    init_params,
+    steps_to_accuracy,
+    train_head,
+)
+from viz_core.train import MAX_CHECKPOINTS, SWEEP_D_KS, N, targets_for
+
+Report = Callable[[float], None] | None
+TARGET = 0.9  # the accuracy both runs race to
+AS_WELL = 1.5  # unscaled needing at most 1.5× the scaled steps counts as learning as well
+SWEEP_SEEDS = 3  # the page's seed and the next two
+SWEEP_MAX_STEPS = 300
+SWEEP_EVAL_EVERY = 10
+ONE_HOT = 0.9  # a row putting this much weight on one key is (nearly) one-hot
+STUCK_GRADIENT = 0.01  # a late gradient below 1 % of the early one has vanished
+STUCK_LOSS = 0.1  # ... while the loss is still above this: the head is stuck, not done
+# The cached functions take no callback (it cannot be part of a cache key): the page sets
+# the progress report of its own thread here, and only a computation that runs calls it.
+_REPORT: ContextVar[Report] = ContextVar("train_report", default=None)
+
+
+@contextmanager
+def reporting(report: Report) -> Iterator[None]:
+    """Within this block, a training or sweep that actually runs reports its progress."""
+    token = _REPORT.set(report)
+    try:
+        yield
+    finally:
+        _REPORT.reset(token)
+
+
+def _part(start: float, share: float) -> Report:
+    """The current report, for the part of the work from ``start`` to ``start + share``."""
+    report = _REPORT.get()
+    if report is None:
+        return None
+    return lambda done: report(start + share * done)
+
+
+def checkpoints_for(steps: int) -> int:
+    """Checkpoints every 10 steps (as the sweep checks), at most MAX_CHECKPOINTS of them."""
+    return min(MAX_CHECKPOINTS, steps // SWEEP_EVAL_EVERY + 1)
+
+
+@dataclass(frozen=True)
+class TrainPair:
+    """The two runs of one setting: same init, same batches, with and without ÷√d_k; and how
+    saturated the softmax is before training, over the held-out rows, (scaled, unscaled)."""
+
+    scaled: TrainRun
+    unscaled: TrainRun
+    initial_peak: tuple[float, float]  # mean largest weight of a row
+    initial_one_hot: tuple[float, float]  # share of rows whose largest weight is ≥ ONE_HOT
+
+
+def initial_softmax(task: str, d: int, seed: int) -> tuple[tuple[float, float], ...]:
+    """Before any step, on the run's held-out sequences: the mean largest weight of a row and
+    the share of nearly one-hot rows, scaled and unscaled (both runs share this init)."""
+    params, tokens = init_params(d, seed), held_out_batch(task, seed).tokens
+    peaks = [forward(params, tokens, scale).weights.max(axis=2) for scale in (True, False)]
+    mean = (float(peaks[0].mean()), float(peaks[1].mean()))
+    share = (float((peaks[0] >= ONE_HOT).mean()), float((peaks[1] >= ONE_HOT).mean()))
+    return mean, share
+
+
+@shared(max_mb=16)
+def train_pair(task: str, d: int, steps: int, optimizer: str, seed: int) -> TrainPair:
+    """Both runs of a setting, shared by every session: a class on one link trains once."""
+    checkpoints = checkpoints_for(steps)
+    runs = [
+        train_head(task, d, scale, seed, steps, optimizer, checkpoints=checkpoints, progress=report)
+        for scale, report in [(True, _part(0, 0.5)), (False, _part(0.5, 0.5))]
+    ]
+    peak, one_hot = initial_softmax(task, d, seed)
+    return TrainPair(runs[0], runs[1], initial_peak=peak, initial_one_hot=one_hot)
+
+
+def sweep_seeds(seed: int) -> tuple[int, ...]:
+    """The sweep's seeds: the page's own and the next ones."""
+    return tuple(range(seed, seed + SWEEP_SEEDS))
+
+
+@shared(max_mb=2)
+def sweep(task: str, optimizer: str, seed: int) -> Sweep:
+    """Steps to 90 % for d_k = 16 … 1024 and three seeds, scaled and unscaled."""
+    return steps_to_accuracy(
+        task,
+        optimizer,
+        d_ks=SWEEP_D_KS,
+        seeds=sweep_seeds(seed),
+        target=TARGET,
+        max_steps=SWEEP_MAX_STEPS,
+        eval_every=SWEEP_EVAL_EVERY,
+        progress=_part(0, 1),
+    )
+
+
+def ideal_keys(task: str, tokens: tuple[int, ...]) -> list[int]:
+    """For each query position, the key position the task's rule reads."""
+    n = len(tokens)
+    if task == "previous":
+        return [max(i - 1, 0) for i in range(n)]
+    if task == "reverse":
+        return [n - 1 - i for i in range(n)]
+    return [int(np.argmax(tokens))] * n
+
+
+# --- the numbers behind the sentences -------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What the page says about a pair of runs, measured on them."""
+
+    steps: tuple[int, int]  # to 90 %, (scaled, unscaled); NEVER if not reached
+    accuracy: tuple[float, float]  # held-out, after training
+    score_std: tuple[float, float]  # of the scores the softmax sees, at the start
+    peak: tuple[float, float]  # mean largest weight of a held-out row, at the start
+    one_hot: tuple[float, float]  # share of held-out rows nearly one-hot, at the start
+    on_ideal: tuple[float, float]  # mean weight on the key the task reads, after training
+    early_gradient: tuple[float, float]  # median over the first tenth of the steps
+    late_gradient: tuple[float, float]  # median over the last tenth
+    late_loss: tuple[float, float]  # mean over the last tenth
+    window: int  # steps in a tenth
+    rise: float  # unscaled accuracy gained over the last third of its checkpoints
+    diverged: tuple[int, int]  # step of overflow, NEVER if none
+    wrong_rows: int  # unscaled probe rows ending one-hot on a key holding a wrong digit
+    wrong_since: int  # the checkpoint step since which all of those rows have been so
+
+
+def wrong_one_hot(run: TrainRun) -> tuple[int, int]:
+    """Probe rows that end nearly one-hot on keys whose digit is not the row's target (largest
+    weight ≥ 0.9, at most 0.1 on keys holding the target), and the checkpoint step since which
+    every one of them has been so; (0, NEVER) when there are none."""
+    probe = np.array(run.probe)
+    targets = targets_for(run.task, probe[None, :])[0]
+    w = run.weights  # (checkpoints, n, n); NaN after an overflow, which never counts
+    right = (probe[None, :] == targets[:, None]).astype(float)  # (n, n): keys with the target
+    on_right = (w * right).sum(axis=2)  # (checkpoints, n)
+    stuck = (w.max(axis=2) >= ONE_HOT) & (on_right <= 1 - ONE_HOT)
+    rows = stuck[-1]
+    if not rows.any():
+        return 0, NEVER
+    broken = np.flatnonzero(~stuck[:, rows].all(axis=1))  # checkpoints where one was not
+    first = int(broken[-1]) + 1 if broken.size else 0
+    return int(rows.sum()), int(run.checkpoint_steps[first])
+
+
+def _pair(function: Callable[[TrainRun], float], pair: TrainPair) -> tuple[float, float]:
+    return function(pair.scaled), function(pair.unscaled)
+
+
+def evidence(pair: TrainPair) -> Evidence:
+    """The measurements every sentence of the page quotes."""
+    window = max(1, pair.scaled.steps // 10)
+    ideal = ideal_keys(pair.scaled.task, pair.scaled.probe)
+
+    def on_ideal(run: TrainRun) -> float:
+        return float(run.weights[-1][np.arange(N), ideal].mean())
+
+    third = len(pair.unscaled.accuracy_curve) * 2 // 3
+    wrong_rows, wrong_since = wrong_one_hot(pair.unscaled)
+    return Evidence(
+        steps=(pair.scaled.steps_to(TARGET), pair.unscaled.steps_to(TARGET)),
+        accuracy=_pair(lambda run: run.accuracy, pair),
+        score_std=_pair(lambda run: run.initial_score_std, pair),
+        peak=pair.initial_peak,
+        one_hot=pair.initial_one_hot,
+        on_ideal=_pair(on_ideal, pair),
+        early_gradient=_pair(lambda run: float(np.median(run.grad_norm[:window])), pair),
+        late_gradient=_pair(lambda run: float(np.median(run.grad_norm[-window:])), pair),
+        late_loss=_pair(lambda run: float(np.mean(run.loss[-window:])), pair),
+        window=window,
+        rise=float(pair.unscaled.accuracy - pair.unscaled.accuracy_curve[third]),
+        diverged=(pair.scaled.diverged_at, pair.unscaled.diverged_at),
+        wrong_rows=wrong_rows,
+        wrong_since=wrong_since,
+    )
+
+
+@dataclass(frozen=True)
+class Sentence:
+    """A string key of the page and the numbers that fill it in."""
+
+    key: str
+    fields: tuple[tuple[str, str], ...] = ()
+
+
+def _say(key: str, **fields: str) -> Sentence:
+    return Sentence(key, tuple(fields.items()))
+
+
+def pct(value: float) -> str:
+    """An accuracy as a percentage, without the sign (the strings add it)."""
+    return f"{100 * value:.0f}" if value in (0.0, 1.0) else f"{100 * value:.1f}"
+
+
+SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def num(value: float) -> str:
+    """A measured number with three significant digits, small ones as 4.23 × 10⁻⁵; never
+    'nan' on screen."""
+    if not math.isfinite(value):
+        return "—"
+    if value == 0 or abs(value) >= 1e-3:
+        return f"{value:.3g}"
+    mantissa, exponent = f"{value:.2e}".split("e")
+    return f"{mantissa} × 10{str(int(exponent)).translate(SUPERSCRIPT)}"
+
+
+def outcome(e: Evidence) -> str:
+    """How the unscaled run fared against the scaled one, in one word."""
+    scaled, unscaled = e.steps
+    if scaled == NEVER and unscaled == NEVER:
+        return "neither"
+    if unscaled == NEVER:
+        return "never"
+    if scaled == NEVER:
+        return "scaled_never"
+    if unscaled * AS_WELL < scaled:
+        return "faster"
+    return "as_well" if unscaled <= AS_WELL * max(scaled, 1) else "slower"
+
+
+def stuck_state(e: Evidence) -> str:
+    """Why an unscaled run short of 90 % is short: vanished gradient, stalled, or still rising."""
+    vanished = e.late_gradient[1] < STUCK_GRADIENT * e.early_gradient[1]
+    if vanished and e.late_loss[1] > STUCK_LOSS:
+        return "vanished"
+    return "rising" if e.rise >= 0.01 else "stalled"
+
+
+def _outcome_sentence(e: Evidence, steps: int, lang: str) -> str:
+    """What happened, against the articles' claim: learns as well, slower, or not at all."""
+    scaled, unscaled = e.steps
+    ratio = f"{unscaled / max(scaled, 1):.1f}"
+    fields = {"s": scaled, "u": unscaled, "steps": steps, "ratio": ratio}
+    acc = {"acc_s": pct(e.accuracy[0]), "acc_u": pct(e.accuracy[1])}
+    return t(f"tr_v_{outcome(e)}", lang, **fields, **acc)
+
+
+def _start_sentence(e: Evidence, d: int, lang: str) -> str:
+    """How saturated the softmax starts: the score std and the largest weight per row."""
+    return t(
+        "tr_v_start",
+        lang,
+        std_s=num(e.score_std[0]),
+        std_u=num(e.score_std[1]),
+        sqrt_d=num(math.sqrt(d)),
+        peak_s=f"{e.peak[0]:.2f}",
+        peak_u=f"{e.peak[1]:.2f}",
+        share_s=pct(e.one_hot[0]),
+        share_u=pct(e.one_hot[1]),
+    )
+
+
+def gradient_ratio(e: Evidence) -> float:
+    """The unscaled run's early gradient over the scaled run's."""
+    return e.early_gradient[1] / e.early_gradient[0] if e.early_gradient[0] > 0 else math.inf
+
+
+def _gradient_sentence(e: Evidence, d: int, lang: str) -> str:
+    """Did the gradient vanish at the start? Measured, not assumed."""
+    ratio = gradient_ratio(e)
+    key = "tr_v_grad_larger" if ratio >= 1 else "tr_v_grad_smaller"
+    return t(key, lang, ratio=num(ratio), window=e.window, sqrt_d=num(math.sqrt(d)))
+
+
+def _reason_sentence(e: Evidence, d: int, optimizer: str, lang: str) -> str | None:
+    """Why the unscaled run learned as well, or why it fell short; None when nothing to add."""
+    result = outcome(e)
+    if result in ("as_well", "faster"):
+        share = pct(e.one_hot[1])
+        if e.one_hot[1] < 0.5:
+            return t("tr_v_why_not_one_hot", lang, d=d, share_u=share)
+        return t("tr_v_why_adam" if optimizer == "adam" else "tr_v_why_sgd", lang, share_u=share)
+    if optimizer == "adam" and result in ("slower", "never"):
+        return t("tr_v_adam_no_help", lang)
+    if result != "never":
+        return None
+    late = {"g_late": num(e.late_gradient[1]), "g_early": num(e.early_gradient[1])}
+    return t(
+        f"tr_v_{stuck_state(e)}",
+        lang,
+        loss=num(e.late_loss[1]),
+        window=e.window,
+        rise=pct(e.rise),
+        **late,
+    )
+
+
+def verdict(pair: TrainPair, lang: str) -> list[str]:
+    """Two to four sentences saying what this pair of runs shows, every number measured."""
+    e = evidence(pair)
+    run = pair.scaled
+    sentences = [_outcome_sentence(e, run.steps, lang), _start_sentence(e, run.d_k, lang)]
+    sentences.append(_gradient_sentence(e, run.d_k, lang))
+    reason = _reason_sentence(e, run.d_k, run.optimizer, lang)
+    sentences += [reason] if reason else []
+    if e.wrong_rows:
+        rows = {"rows": e.wrong_rows, "n": N, "since": e.wrong_since}
+        sentences.append(t("tr_v_wrong_rows", lang, **rows))
+    for name, step in zip(("scaled", "unscaled"), e.diverged, strict=True):
+        if step != NEVER:
+            sentences.append(t("tr_v_diverged", lang, run=t(f"tr_{name}", lang), step=step))
+    return sentences
+
+
+# --- the sweep ------------------------------------------------------------------------------
+
+
+def sweep_classes(result: Sweep) -> list[str]:
+    """Per d_k, the unscaled median run against the scaled one: as_well, slower or fails."""
+    scaled, unscaled = result.median_steps(True), result.median_steps(False)
+    classes = []
+    for s, u in zip(scaled.tolist(), unscaled.tolist(), strict=True):
+        if math.isnan(u):
+            classes.append("fails")
+        elif math.isnan(s) or u <= AS_WELL * max(s, 1):
+            classes.append("as_well")
+        else:
+            classes.append("slower")
+    return classes
+
+
+def _d_list(ds: list[int], lang: str) -> str:
+    return ("、" if lang == "zh" else ", ").join(str(d) for d in ds)
+
+
+def _median_range(values: list[float], form: str = "{:.0f}") -> str:
+    """ "40–60" from the finite values, "40" when they agree, "—" when there are none."""
+    finite = [v for v in values if math.isfinite(v)]
+    if not finite:
+        return "—"
+    low, high = form.format(min(finite)), form.format(max(finite))
+    return low if low == high else f"{low}–{high}"
+
+
+def sweep_summary(result: Sweep, lang: str) -> list[str]:
+    """What the sweep shows: scaled steps, unscaled by d_k, failures, and the conclusion."""
+    classes = sweep_classes(result)
+    runs = result.scaled.size
+    fails = (int((result.scaled == NEVER).sum()), int((result.unscaled == NEVER).sum()))
+    scaled = _median_range(result.median_steps(True).tolist())
+    first = "tr_sw_scaled" if fails[0] else "tr_sw_scaled_all"
+    sentences = [t(first, lang, range=scaled, fails=fails[0], runs=runs)]
+    ratios = result.median_steps(False) / result.median_steps(True)
+    for kind in ("as_well", "slower", "fails"):
+        ds = [d for d, c in zip(result.d_ks, classes, strict=True) if c == kind]
+        slower = [r for r, c in zip(ratios.tolist(), classes, strict=True) if c == "slower"]
+        if ds:
+            ratio = _median_range(slower, "{:.1f}")
+            sentences.append(t(f"tr_sw_{kind}", lang, ds=_d_list(ds, lang), ratio=ratio))
+    never = "tr_sw_never" if fails[1] else "tr_sw_never_none"
+    sentences.append(t(never, lang, fails=fails[1], runs=runs, max_steps=result.max_steps))
+    worse = sum(c != "as_well" for c in classes)
+    conclusion = "none" if worse == 0 else "all" if worse == len(classes) else "some"
+    sentences.append(t(f"tr_sw_conclusion_{conclusion}", lang))
+    return sentences

@@ -1,0 +1,27 @@
+"""The training page's settings: each field is a URL name, a widget key and a core parameter."""
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from ui.kit.settings import Settings, choice, integer
+from viz_core import OPTIMIZERS, SEED_MAX, TASKS
+from viz_core.train import D_K_MAX, DEFAULT_STEPS
+
+D_K_MIN = 4
+D_PRESETS = (16, 64, 256, 1024)
+# Two runs of 1,000 Adam steps at d_k = 1024 take about 2 s on one core (bench/train_page_bench);
+# 2,000 would take 4 s or more, too long to wait on a page.
+STEPS_MIN, STEPS_MAX = 50, 1000
+
+
+@dataclass(frozen=True)
+class TrainParams(Settings):
+    """Both runs (with and without ÷√d_k) share every one of these; ``d`` is the head's d_k."""
+
+    STORE: ClassVar[str] = "_train_params"
+
+    task: str = choice("previous", TASKS)
+    d: int = integer(64, D_K_MIN, D_K_MAX)
+    steps: int = integer(DEFAULT_STEPS, STEPS_MIN, STEPS_MAX)
+    optimizer: str = choice("sgd", OPTIMIZERS)
+    seed: int = integer(0, 0, SEED_MAX)

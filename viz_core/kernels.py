@@ -243,8 +243,6 @@ def _flash_run(q: FloatArray, block_q: int, block_k: int, keys: _Keys) -> FlashR
     """Run every query block over the keys; add the tile and memory counts."""
     query_blocks = _blocks(len(q), block_q)
     output, m, ell, tiles, skipped = _query_blocks(q, query_blocks, keys)
-    tile_q = min(block_q, len(q))
-    tile_k = min(block_k, len(keys.k))
     return FlashRun(
         output=_frozen(output),
         m=_frozen(m),
@@ -254,9 +252,21 @@ def _flash_run(q: FloatArray, block_q: int, block_k: int, keys: _Keys) -> FlashR
         skipped_tiles=skipped,
         block_q=block_q,
         block_k=block_k,
-        scratch_floats=tile_q * tile_k + tile_q * keys.v.shape[1] + 2 * tile_q,
+        scratch_floats=flash_scratch_floats(len(q), len(keys.k), keys.v.shape[1], block_q, block_k),
         plain_floats=len(q) * len(keys.k),
     )
+
+
+def flash_scratch_floats(n: int, m: int, d_v: int, block_q: int, block_k: int) -> int:
+    """Floats FlashAttention holds at once for n queries over m keys: one score tile, the
+    accumulator and the running m and ℓ of one query block (q, k, v and the output aside).
+
+    Example:
+        >>> flash_scratch_floats(4096, 4096, 64, 64, 64)  # against n · m = 16,777,216
+        8320
+    """
+    tile_q, tile_k = min(block_q, n), min(block_k, m)
+    return tile_q * tile_k + tile_q * d_v + 2 * tile_q
 
 
 def _query_blocks(

@@ -1,0 +1,270 @@
+"""Lesson: the same sentence, four changes to the matrix — GQA, a sliding window, RoPE and
+cross-attention, each checked against the plain computation it replaces."""
+
+import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
+
+from ui.kit import state
+from ui.kit.display import chart, number_input, picker, safe_text
+from ui.kit.figures import format_value
+from ui.kit.settings import Note
+from ui.kit.text import t
+from ui.lab.settings import LabParams
+from ui.variants import figures
+from ui.variants.compute import VariantsResult, compute_variants, sentence
+from ui.variants.settings import MAX_TEXT_B_CHARS, VariantsParams
+from viz_core import KV_CACHE_MODELS, head_choices
+
+MISTRAL_WINDOW = 4096  # Mistral-7B's sliding window
+MISTRAL_LAYERS = 32
+
+
+def _number(value: float, digits: int = 3) -> str:
+    return format_value(float(value), digits)
+
+
+def fit_heads(d: int) -> list[Note]:
+    """q_heads must divide the lab's d and kv_heads must divide q_heads: else the largest that
+    does, with a note naming the key and the value used."""
+    session, notes = st.session_state, []
+    if d % int(session.q_heads):
+        session.q_heads = max(h for h in head_choices(d) if h <= int(session.q_heads))
+        notes.append(Note("q_heads", str(session.q_heads)))
+    q_heads = int(session.q_heads)
+    if q_heads % int(session.kv_heads):
+        session.kv_heads = max(
+            h for h in range(1, q_heads + 1) if q_heads % h == 0 and h <= int(session.kv_heads)
+        )
+        notes.append(Note("kv_heads", str(session.kv_heads)))
+    return notes
+
+
+def render() -> None:
+    """Variant picker, one cached core call, then the chosen variant."""
+    lang = state.open_page("vr_title", "vr_intro", LabParams, VariantsParams)
+    lab = state.stored(LabParams)
+    state.show_notes(fit_heads(lab.d))
+    variant = picker(VariantsParams, "variant", lang, "vr_variant")
+    tokens, _ = sentence(lab.text, lab.special)
+    if len(tokens) - (2 if lab.special else 0) <= 0:
+        st.info(t("empty_text", lang), icon="✍️")
+    else:
+        SECTIONS[str(variant)](lab, lang)
+    state.close_page(lab, state.current(VariantsParams))
+
+
+def split() -> tuple[DeltaGenerator, DeltaGenerator]:
+    """Controls, formula and why on the left, the figure on the right (a 1280 × 720 screen)."""
+    left, right = st.columns([1, 2], gap="medium")
+    return left, right
+
+
+def result_for(lab: LabParams) -> VariantsResult:
+    """The page's one core call, with the lab's sentence, d, seed, scaling and row."""
+    session = st.session_state
+    return compute_variants(
+        text=lab.text,
+        special=lab.special,
+        d=lab.d,
+        seed=lab.seed,
+        scale=lab.scale,
+        row=lab.row,
+        q_heads=int(session.q_heads),
+        kv_heads=int(session.kv_heads),
+        window=int(session.window),
+        text_b=str(session.text_b)[:MAX_TEXT_B_CHARS],
+    )
+
+
+def source_note(lab: LabParams, lang: str) -> None:
+    """Where Q, K, V come from on this page (the lab may use embeddings instead)."""
+    fields = {"d": lab.d, "seed": lab.seed, "scale": t(f"vr_scale_{str(lab.scale).lower()}", lang)}
+    st.caption(t("vr_source", lang, **fields))
+
+
+# --- GQA -------------------------------------------------------------------------------------
+
+
+def gqa_section(lab: LabParams, lang: str) -> None:
+    """Query heads sharing key/value heads: the sharing, the weights, the cache saved."""
+    st.subheader(t("vr_gqa_title", lang))
+    left, right = split()
+    with left:
+        st.selectbox(t("vr_q_heads_label", lang), head_choices(lab.d), key="q_heads")
+        q_heads = int(st.session_state.q_heads)
+        divisors = [h for h in range(1, q_heads + 1) if q_heads % h == 0]
+        st.selectbox(
+            t("vr_kv_heads_label", lang), divisors, key="kv_heads", help=t("vr_kv_heads_help", lang)
+        )
+        result = result_for(lab)
+        view = result.gqa
+        st.latex(
+            r"\begin{gathered} g(h) = \lfloor h / (H / H_{kv}) \rfloor \\"
+            r" S_h = Q_h K_{g(h)}^{\top} / \sqrt{d_k} \\"
+            r" O_h = \operatorname{softmax}(S_h)\, V_{g(h)} \end{gathered}"
+        )
+        group = view.q_heads // view.kv_heads
+        fields = {"q_heads": view.q_heads, "kv_heads": view.kv_heads, "group": group}
+        safe_text(t("vr_gqa_why", lang, token=result.tokens[result.row], **fields))
+    with right:
+        fig = figures.gqa_heads(view, result.tokens, result.row, lang=lang, large=state.present())
+        chart(fig, "gqa_heads")
+    fields = {"loop": _number(view.loop_error, 2), "change": _number(view.mha_change)}
+    safe_text(t("vr_gqa_check", lang, **fields))
+    safe_text(gqa_cache_text(result, lang))
+    source_note(lab, lang)
+
+
+def gqa_cache_text(result: VariantsResult, lang: str) -> str:
+    """The cache per token and layer, for this setting and for a real model."""
+    view, n = result.gqa, len(result.tokens)
+    kv, full = 2 * view.kv_heads * view.d_k, 2 * view.q_heads * view.d_k
+    text = t(
+        "vr_gqa_cache",
+        lang,
+        kv_heads=view.kv_heads,
+        q_heads=view.q_heads,
+        d_k=view.d_k,
+        kv=f"{kv:,}",
+        full=f"{full:,}",
+        n=n,
+        kv_total=f"{kv * n:,}",
+        full_total=f"{full * n:,}",
+        ratio=f"{full / kv:g}",
+    )
+    for model in KV_CACHE_MODELS:
+        if model.kv_heads < model.heads:
+            ratio = f"{model.heads / model.kv_heads:g}"
+            fields = {"model": model.name, "heads": model.heads, "kv_heads": model.kv_heads}
+            text += " " + t("vr_gqa_real", lang, ratio=ratio, **fields)
+    return text
+
+
+# --- sliding window --------------------------------------------------------------------------
+
+
+def window_section(lab: LabParams, lang: str) -> None:
+    """Causal attention inside a window: what the last token can no longer see."""
+    st.subheader(t("vr_window_title", lang))
+    left, right = split()
+    with left:
+        number_input(VariantsParams, "window", lang, "vr_window", step=1)
+        result = result_for(lab)
+        st.latex(
+            r"\begin{gathered} M_{ij} = \begin{cases} 0 & i - w < j \le i \\"
+            r" -\infty & \text{otherwise} \end{cases} \\"
+            r" A = \operatorname{softmax}\!\big(QK^{\top}/\sqrt{d} + M\big) \end{gathered}"
+        )
+        safe_text(window_why(result, lang))
+    last = len(result.tokens) - 1
+    with right:
+        view = result.window
+        fig = figures.window_heatmap(view, result.tokens, last, lang=lang, large=state.present())
+        chart(fig, "window_heatmap")
+    safe_text(t("vr_window_check", lang, error=_number(result.window.renorm_error, 2)))
+    reach = f"{MISTRAL_LAYERS * (MISTRAL_WINDOW - 1):,}"
+    fields = {"window": f"{MISTRAL_WINDOW:,}", "layers": MISTRAL_LAYERS, "reach": reach}
+    safe_text(t("vr_window_mistral", lang, **fields))
+    source_note(lab, lang)
+
+
+def window_why(result: VariantsResult, lang: str) -> str:
+    """What the window cuts, for the last token and in total."""
+    view, tokens = result.window, result.tokens
+    n, last = len(tokens), len(tokens) - 1
+    if view.window >= n:
+        return t("vr_window_all", lang, window=view.window, n=n)
+    seen = [tokens[j] for j in range(n) if view.allowed[last, j]]
+    lost = [tokens[j] for j in range(last + 1) if not view.allowed[last, j]]
+    causal_pairs = n * (n + 1) // 2
+    return t(
+        "vr_window_why",
+        lang,
+        window=view.window,
+        before=view.window - 1,
+        token=tokens[last],
+        seen=" ".join(seen),
+        lost=" ".join(lost),
+        cut=causal_pairs - int(view.allowed.sum()),
+        pairs=causal_pairs,
+    )
+
+
+# --- RoPE ------------------------------------------------------------------------------------
+
+
+def rope_section(lab: LabParams, lang: str) -> None:
+    """Rotary positions against added ones: a score that depends on the distance only."""
+    st.subheader(t("vr_rope_title", lang))
+    result = result_for(lab)
+    view = result.rope
+    if view is None:
+        st.info(t("vr_rope_d1", lang), icon="🔄")
+        return
+    left, right = split()
+    with left:
+        st.latex(
+            r"\begin{gathered} (R_m q)^{\top} (R_n k) = q^{\top} R_{n-m}\, k \\"
+            r" (q + p_m)^{\top}(k + p_n) \\"
+            r" = q^{\top}k + q^{\top}p_n + p_m^{\top}k + p_m^{\top}p_n \end{gathered}"
+        )
+        fields = {"token": result.tokens[result.row], "d": view.d_rope}
+        fields |= {"rope": _number(view.rope_spread, 2), "absolute": _number(view.absolute_spread)}
+        safe_text(t("vr_rope_why", lang, plain=_number(view.plain), **fields))
+    with right:
+        chart(figures.rope_scores(view, lang=lang, large=state.present()), "rope_scores")
+    first, second = view.demo_rows
+    gaps = {
+        "plain": _number(float(abs(view.demo_plain[0] - view.demo_plain[1]).max()), 2),
+        "rope": _number(float(abs(view.demo_rope[0] - view.demo_rope[1]).max())),
+        "weights_plain": _number(view.demo_weight_gaps[0], 2),
+        "weights_rope": _number(view.demo_weight_gaps[1]),
+    }
+    safe_text(t("vr_rope_demo", lang, first=first, second=second, **gaps))
+    source_note(lab, lang)
+
+
+# --- cross-attention -------------------------------------------------------------------------
+
+
+def cross_section(lab: LabParams, lang: str) -> None:
+    """Queries from the lab's sentence, keys and values from a second one: an n × m matrix."""
+    st.subheader(t("vr_cross_title", lang))
+    left, right = split()
+    with left:
+        st.text_input(
+            t("vr_text_b_label", lang),
+            key="text_b",
+            max_chars=MAX_TEXT_B_CHARS,
+            help=t("vr_text_b_help", lang),
+        )
+        result = result_for(lab)
+        st.latex(
+            r"\begin{gathered} Q = X_A W_Q \\ K = X_B W_K,\quad V = X_B W_V \\"
+            r" O = \operatorname{softmax}(Q K^{\top} / \sqrt{d})\, V \end{gathered}"
+        )
+        view = result.cross
+        if view is not None:
+            fields = {"n": len(result.tokens), "m": len(view.tokens_b), "d": lab.d}
+            safe_text(t("vr_cross_why", lang, seed=lab.seed + 1, **fields))
+    if view is None:
+        st.info(t("vr_cross_empty", lang), icon="✍️")
+        return
+    with right:
+        fig = figures.cross_heatmap(
+            view, result.tokens, result.row, lang=lang, large=state.present()
+        )
+        chart(fig, "cross_heatmap")
+    if view.dropped_b:
+        st.info(t("vr_cross_capped", lang, dropped=view.dropped_b), icon="✂️")
+    error = float(abs(view.weights.sum(axis=1) - 1).max())
+    safe_text(t("vr_cross_check", lang, error=_number(error, 2), n=len(result.tokens), d=lab.d))
+    source_note(lab, lang)
+
+
+SECTIONS = {
+    "gqa": gqa_section,
+    "window": window_section,
+    "rope": rope_section,
+    "cross": cross_section,
+}

@@ -1,0 +1,340 @@
+"""The variants page's figures: arrays in, ``go.Figure`` out, never ``st.*``.
+
+Built from plain dicts (no Plotly validation); matrices use integer positions with escaped tokens
+as tick text, so repeated characters (我爱我家) keep their own rows and columns.
+"""
+
+from typing import Any
+
+import numpy as np
+import plotly.graph_objects as go
+
+from ui.kit.figures import (
+    BLUES,
+    DIVERGING,
+    MASK_COLOUR,
+    SELECT_COLOUR,
+    escape,
+    figure,
+    format_cell,
+    masked_runs,
+    matrix_heatmap,
+    panel_title,
+    tick_labels,
+)
+from ui.kit.text import t
+from ui.variants.compute import CrossView, GqaView, RopeView, WindowView
+
+TEXT_UP_TO = 10  # rows or columns: above this a cell is too small for its number
+LABELLED_HEADS = 16  # heads: above this, one row label per group (or every few heads)
+LOST_COLOUR = "#f59e0b"  # amber: pairs the causal mask allows and the window cuts
+ROPE_COLOUR = "#2563eb"
+ABSOLUTE_COLOUR = "#dc2626"
+Trace = dict[str, Any]
+
+
+def _heat(
+    z: np.ndarray,
+    kind: str,
+    axes: tuple[str, str],
+    name: str,
+    hidden: np.ndarray | None = None,
+    blank: np.ndarray | None = None,
+) -> Trace:
+    """A heatmap trace on axes (x, y): weights on 0 … 1 in blues, other values diverging; cells
+    ``hidden`` (masked) are gaps, small matrices print their numbers except in ``blank`` cells."""
+    n, m = z.shape
+    trace: Trace = {
+        "type": "heatmap",
+        "z": np.where(hidden, np.nan, z) if hidden is not None else z,
+        "x": np.arange(m),
+        "y": np.arange(n),
+        "xaxis": axes[0],
+        "yaxis": axes[1],
+        "xgap": 1,
+        "ygap": 1,
+        "name": name,
+        "showscale": False,
+        "hovertemplate": "%{y}, %{x}: %{z:.3f}<extra></extra>",
+    }
+    if kind == "weights":
+        trace |= {"colorscale": BLUES, "zmin": 0.0, "zmax": 1.0}
+    else:
+        limit = float(np.abs(z).max()) or 1.0
+        trace |= {"colorscale": DIVERGING, "zmin": -limit, "zmax": limit}
+    if max(n, m) <= TEXT_UP_TO:
+        quiet = np.zeros((n, m), dtype=bool)
+        for cells in (hidden, blank):
+            if cells is not None:
+                quiet |= cells
+        trace |= _cell_text(z, kind, quiet)
+    return trace
+
+
+def _axes(
+    rows: list[str],
+    cols: list[str],
+    suffix: str,
+    domain: list[float],
+    large: bool,
+    row_labels: bool = True,
+) -> dict[str, Any]:
+    """Token ticks (columns on top, row 0 on top) and square cells for one panel; a panel to
+    the right of another with the same rows hides its row labels."""
+    small = max(len(rows), len(cols)) > TEXT_UP_TO
+    font = {"size": 10 if small else (15 if large else 13)}
+    common = {"showgrid": False, "zeroline": False, "tickfont": font}
+    if not small:
+        common["tickangle"] = 0
+    return {
+        f"xaxis{suffix}": {
+            **common,
+            "tickvals": list(range(len(cols))),
+            "ticktext": cols,
+            "side": "top",
+            "range": [-0.5, len(cols) - 0.5],
+            "domain": domain,
+            "anchor": f"y{suffix}",
+        },
+        f"yaxis{suffix}": {
+            **common,
+            "tickvals": list(range(len(rows))),
+            "ticktext": rows,
+            "range": [len(rows) - 0.5, -0.5],
+            "scaleanchor": f"x{suffix}",
+            "constrain": "domain",
+            "anchor": f"x{suffix}",
+            "showticklabels": row_labels,
+        },
+    }
+
+
+def _rects(cells: np.ndarray, axes: tuple[str, str], colour: str, opacity: float) -> list[Any]:
+    """One filled rectangle per run of ``cells`` in a row, on the given axes."""
+    return [
+        {
+            "type": "rect",
+            "xref": axes[0],
+            "yref": axes[1],
+            "x0": start - 0.5,
+            "x1": stop - 0.5,
+            "y0": i - 0.5,
+            "y1": i + 0.5,
+            "fillcolor": colour,
+            "opacity": opacity,
+            "line": {"width": 0},
+            "layer": "above",
+        }
+        for i, start, stop in masked_runs(cells)
+    ]
+
+
+def _outline(row: int, width: int, axes: tuple[str, str]) -> dict[str, Any]:
+    """An orange frame round one row of a panel."""
+    return {
+        "type": "rect",
+        "xref": axes[0],
+        "yref": axes[1],
+        "x0": -0.5,
+        "x1": width - 0.5,
+        "y0": row - 0.5,
+        "y1": row + 0.5,
+        "line": {"color": SELECT_COLOUR, "width": 3},
+    }
+
+
+# --- GQA -------------------------------------------------------------------------------------
+
+
+def gqa_heads(
+    view: GqaView, tokens: tuple[str, ...], row: int, *, lang: str, large: bool = False
+) -> go.Figure:
+    """Left: the selected token's key in every query head (heads of one group: equal rows).
+    Right: its weights in every head (each head still has its own)."""
+    group = view.q_heads // view.kv_heads
+    heads = [f"h{h} → kv{h // group}" for h in range(view.q_heads)]
+    dims = [str(j) for j in range(view.keys.shape[1])]
+    traces = [
+        _heat(view.keys, "scores", ("x", "y"), "keys"),
+        _heat(view.weights, "weights", ("x2", "y2"), "weights"),
+    ]
+    # Panel widths in proportion to their columns: square cells of one size, rows aligned.
+    split = 0.94 * len(dims) / (len(dims) + len(tokens))
+    keys_title = t("vr_gqa_panel_keys", lang, token=escape(tokens[row]))
+    weights_title = t("vr_gqa_panel_weights", lang, token=escape(tokens[row]))
+    layout = {
+        **_axes(heads, dims, "", [0, split], large),
+        **_axes(heads, tick_labels(tokens), "2", [split + 0.06, 1], large, row_labels=False),
+        "shapes": _group_lines(view.kv_heads, group),
+        "annotations": [
+            panel_title(keys_title, split / 2, above=False),
+            panel_title(weights_title, (split + 1.06) / 2, above=False),
+        ],
+    }
+    if view.q_heads > LABELLED_HEADS:  # one label per group, or every few heads
+        layout["yaxis"] |= _head_ticks(view.q_heads, view.kv_heads)
+    cols = view.keys.shape[1] + len(tokens)
+    return figure(traces, _sized(layout, view.q_heads, cols, large))
+
+
+def _group_lines(kv_heads: int, group: int) -> list[dict[str, Any]]:
+    """A line between groups on both panels (while there are few enough groups to see)."""
+    return [
+        {
+            "type": "line",
+            "xref": f"x{suffix} domain",
+            "yref": f"y{suffix}",
+            "x0": 0,
+            "x1": 1,
+            "y0": g * group - 0.5,
+            "y1": g * group - 0.5,
+            "line": {"color": "#6b7280", "width": 3},
+        }
+        for g in range(1, kv_heads if kv_heads <= LABELLED_HEADS else 0)
+        for suffix in ("", "2")
+    ]
+
+
+def _head_ticks(q_heads: int, kv_heads: int) -> dict[str, Any]:
+    """Row labels for many heads: "h0–h15 → kv0" per group, or every few heads."""
+    group = q_heads // kv_heads
+    if kv_heads <= LABELLED_HEADS:
+        values = [g * group + (group - 1) / 2 for g in range(kv_heads)]
+        text = [f"h{g * group}–h{(g + 1) * group - 1} → kv{g}" for g in range(kv_heads)]
+    else:
+        step = -(-q_heads // LABELLED_HEADS)
+        values = list(range(0, q_heads, step))
+        text = [f"h{h} → kv{h // group}" for h in values]
+    return {"tickvals": values, "ticktext": text, "tickfont": {"size": 11}}
+
+
+def _sized(layout: dict[str, Any], rows: int, cols: int, large: bool) -> dict[str, Any]:
+    """Height for square cells of ``rows`` × ``cols`` (all panels side by side): the width
+    beside the controls is about 500 px, or 700 px on a projector, where the figure must also
+    stay within about 340 px of height to fit a 1280 × 720 screen."""
+    fits = min(30, 700 // cols, 270 // rows) if large else min(34, 500 // cols, 600 // rows)
+    cell = max(4 if large else 8, fits)
+    return {
+        "height": cell * rows + (70 if large else 90),
+        "margin": {"l": 10, "r": 10, "t": 10, "b": 40},
+        "plot_bgcolor": "rgba(0, 0, 0, 0)",
+        "dragmode": False,
+        **layout,
+    }
+
+
+# --- sliding window --------------------------------------------------------------------------
+
+
+def window_heatmap(
+    view: WindowView, tokens: tuple[str, ...], row: int, *, lang: str, large: bool = False
+) -> go.Figure:
+    """Causal weights (left) next to the window's (right): grey = the future, amber = seen under
+    the causal mask but outside the window (weight exactly 0)."""
+    n = len(tokens)
+    future = ~np.tri(n, dtype=bool)
+    lost = ~view.allowed & ~future
+    labels = tick_labels(tokens)
+    traces = [
+        _heat(view.causal, "weights", ("x", "y"), "causal", hidden=future),
+        _heat(view.weights, "weights", ("x2", "y2"), "window", blank=~view.allowed),
+    ]
+    shapes = [
+        *_rects(future, ("x", "y"), MASK_COLOUR, 0.55),
+        *_rects(future, ("x2", "y2"), MASK_COLOUR, 0.55),
+        *_rects(lost, ("x2", "y2"), LOST_COLOUR, 0.45),
+        _outline(row, n, ("x", "y")),
+        _outline(row, n, ("x2", "y2")),
+    ]
+    layout = {
+        **_axes(labels, labels, "", [0, 0.47], large),
+        **_axes(labels, labels, "2", [0.52, 1], large, row_labels=False),
+        "shapes": shapes,
+        "annotations": [
+            panel_title(t("vr_window_panel_causal", lang), 0.235, above=False),
+            panel_title(t("vr_window_panel_window", lang, window=view.window), 0.76, above=False),
+        ],
+    }
+    return figure(traces, _sized(layout, n, 2 * n, large))
+
+
+# --- RoPE ------------------------------------------------------------------------------------
+
+
+def rope_scores(view: RopeView, *, lang: str, large: bool = False) -> go.Figure:
+    """Left: the score of one q, k pair against their distance m − n, with RoPE (one value per
+    distance) and with added positions (spread). Right: the two 我 of 我爱我家, without
+    positions (equal rows) and with RoPE."""
+    jitter = {"size": 9 if large else 7, "opacity": 0.75}
+    traces: list[Trace] = [
+        _points(
+            view.distance, view.absolute, ABSOLUTE_COLOUR, t("vr_trace_absolute", lang), jitter
+        ),
+        _points(view.distance, view.rope, ROPE_COLOUR, t("vr_trace_rope", lang), jitter),
+    ]
+    first, second = view.demo_rows
+    rows = [
+        t("vr_demo_row_plain", lang, i=first),
+        t("vr_demo_row_plain", lang, i=second),
+        t("vr_demo_row_rope", lang, i=first),
+        t("vr_demo_row_rope", lang, i=second),
+    ]
+    demo = np.vstack([view.demo_plain, view.demo_rope])  # (4, n_demo)
+    traces.append(_heat(demo, "scores", ("x2", "y2"), "demo"))
+    line = {"type": "line", "xref": "x2 domain", "x0": 0, "x1": 1, "yref": "y2", "y0": 1.5}
+    layout = {
+        "xaxis": {"domain": [0, 0.48], "title": {"text": t("vr_axis_distance", lang)}},
+        "yaxis": {"title": {"text": t("vr_axis_score", lang)}, "zeroline": False},
+        **_axes(rows, tick_labels(view.demo_tokens), "2", [0.7, 1], large),
+        "shapes": [{**line, "y1": 1.5, "line": {"color": "#6b7280", "width": 3}}],
+        "legend": {"orientation": "h", "x": 0, "y": 1.02, "yanchor": "bottom"},
+        "height": 340 if large else 380,
+        "margin": {"l": 10, "r": 10, "t": 10, "b": 10},
+        "dragmode": False,
+    }
+    return figure(traces, layout)
+
+
+def _points(x: np.ndarray, y: np.ndarray, colour: str, name: str, marker: dict[str, Any]) -> Trace:
+    return {
+        "type": "scatter",
+        "x": x,
+        "y": y.astype(np.float32),
+        "mode": "markers",
+        "marker": {**marker, "color": colour},
+        "name": name,
+        "hovertemplate": "m − n = %{x}: %{y:.3f}<extra></extra>",
+    }
+
+
+# --- cross-attention -------------------------------------------------------------------------
+
+
+def cross_heatmap(
+    view: CrossView, tokens: tuple[str, ...], row: int, *, lang: str, large: bool = False
+) -> go.Figure:
+    """The n × m weights: queries of the lab's sentence (rows) over sentence B's keys."""
+    fig = matrix_heatmap(
+        view.weights,
+        tokens,
+        view.tokens_b,
+        lang=lang,
+        kind="weights",
+        selected_row=row,
+        col_axis="vr_axis_key_b",
+        large=large,
+        share=0.62,  # the figure's column beside the controls
+    )
+    if fig.layout.xaxis.tickangle:  # the kit turns labels upright for [CLS]; letters of a Latin
+        fig.layout.xaxis.tickangle = -45  # sentence lie on their side then: half a turn reads
+    return fig
+
+
+def _cell_text(z: np.ndarray, kind: str, quiet: np.ndarray) -> Trace:
+    """Each cell's number, except in the ``quiet`` cells."""
+    n, m = z.shape
+    text = [
+        ["" if quiet[i, j] else format_cell(float(z[i, j]), kind) for j in range(m)]
+        for i in range(n)
+    ]
+    return {"text": text, "texttemplate": "%{text}", "textfont": {"size": 11}}

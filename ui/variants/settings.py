@@ -1,0 +1,30 @@
+"""The variants page's own settings (the sentence, d, seed, scaling and row are the lab's)."""
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from ui.kit.settings import Settings, choice, integer, text
+from viz_core import MAX_HEADS, MAX_TOKENS
+
+VARIANTS = ("gqa", "window", "rope", "cross")
+MAX_TEXT_B_CHARS = 500  # as the lab's sentence; at most 32 tokens are used
+DEFAULT_TEXT_B = "I like AI"  # 我喜欢人工智能 in English: tokenize splits it into letters
+
+
+def _divides_q_heads(kv_heads: int, values: dict[str, Any]) -> bool:
+    return int(values["q_heads"]) % kv_heads == 0
+
+
+@dataclass(frozen=True)
+class VariantsParams(Settings):
+    """``variant`` is the section on screen; ``q_heads`` and ``kv_heads`` the query and key/value
+    heads of grouped-query attention (q_heads must also divide the lab's d: checked on the page);
+    ``window`` the sliding window; ``text_b`` the sentence that gives K and V to cross-attention."""
+
+    STORE: ClassVar[str] = "_variants_params"
+
+    variant: str = choice("gqa", VARIANTS)
+    q_heads: int = integer(8, 1, MAX_HEADS)
+    kv_heads: int = integer(2, 1, MAX_HEADS, valid=_divides_q_heads)
+    window: int = integer(3, 1, MAX_TOKENS)
+    text_b: str = text(DEFAULT_TEXT_B, MAX_TEXT_B_CHARS)

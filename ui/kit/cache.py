@@ -9,7 +9,8 @@ dataclasses of read-only arrays), since every session gets the same object.
 import dataclasses
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterator
+from contextlib import contextmanager
 from typing import Any, ParamSpec, TypeVar
 
 import numpy as np
@@ -19,6 +20,28 @@ R = TypeVar("R")
 # more at once only multiplies the memory in use (twenty students asking together once needed a
 # gigabyte); the rest wait their turn for a fraction of a second each.
 COMPUTING = threading.BoundedSemaphore(2)
+_held = threading.local()  # how deep this thread is in computations: nested ones take no slot
+
+
+@contextmanager
+def computing() -> Iterator[None]:
+    """One of the two computation slots, held for the outermost computation of a thread only: a
+    cached call made while computing another must not wait for a slot it already holds."""
+    if getattr(_held, "depth", 0):
+        _held.depth += 1
+        try:
+            yield
+        finally:
+            _held.depth -= 1
+        return
+    with COMPUTING:
+        _held.depth = 1
+        try:
+            yield
+        finally:
+            _held.depth = 0
+
+
 P = ParamSpec("P")
 MB = 1 << 20
 
@@ -93,7 +116,7 @@ class ByteCache:
         found, result = self._hit(key)
         if found:
             return result  # type: ignore[no-any-return]
-        with COMPUTING:
+        with computing():
             found, result = self._hit(key)  # a session that waited may find it computed
             if found:
                 return result  # type: ignore[no-any-return]

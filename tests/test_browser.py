@@ -285,7 +285,7 @@ PROJECTOR = {"width": 1280, "height": 720}
 FIRST_SCREEN = {
     "": ["d", "scale", "mask", "stage", "weights_heatmap", "row_bars"],
     "softmax": ["values", "divisor", "softmax_bars"],
-    "scaling": ["distribution", "d", "variance_chart"],
+    "scaling": ["distribution", "d", "dot_histogram"],
     "steps": ["step_prev", "step_next", "step", "step_q"],
     "train": ["task", "d", "optimizer", "loss_curves"],
     "kernel": ["section", "online_softmax_steps"],
@@ -293,7 +293,7 @@ FIRST_SCREEN = {
 }
 
 
-CHARTS = {"weights_heatmap", "row_bars", "softmax_bars", "variance_chart", "step_q"}
+CHARTS = {"weights_heatmap", "row_bars", "softmax_bars", "dot_histogram", "step_q"}
 CHARTS |= {"loss_curves", "online_softmax_steps", "gqa_heads"}
 
 

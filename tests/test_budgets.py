@@ -83,7 +83,7 @@ def test_lesson_results_are_read_only():
     results = [
         dot_samples(64, "normal"),
         saturation_curves("uniform"),
-        sharpening_rows(),
+        sharpening_rows("uniform"),
         variance_experiment("uniform"),
         compute((1.0, 2.0), 1.0),
     ]

@@ -487,7 +487,9 @@ def test_a_mask_says_the_rest_is_renormalised_and_shows_the_row_sums(mask):
     error = float(np.abs(attending - 1).max())
     text = " ".join(shown_texts(at))
     assert "renormalised, so each row still sums to 1" in text
-    assert f"max |Σ − 1| = {error:.1e}" in text
+    mantissa, exponent = f"{error:.1e}".split("e")
+    sup = str(int(exponent)).translate(str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"))
+    assert f"max |Σ − 1| = {'0' if error == 0 else f'{mantissa} × 10{sup}'}" in text
     assert "renormalised" not in " ".join(shown_texts(open_page(lang="en", stage="masked")))
 
 

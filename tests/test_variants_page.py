@@ -182,7 +182,8 @@ def test_cross_heatmap_is_queries_of_a_over_keys_of_b(query):
 def test_cross_says_where_k_and_v_come_from():
     at = open_app("variants", lang="en", variant="cross", seed="7")
     text = " ".join(html_texts(at))
-    assert "second sentence's 9 tokens (make_qkv, seed 8)" in text and "9 × 9" in text
+    assert "second sentence's 9 tokens (seeded random vectors, seed 8)" in text and "9 × 9" in text
+    assert "make_qkv" not in text  # no code names on the page
 
 
 def test_an_empty_second_sentence_asks_for_one():

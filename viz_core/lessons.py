@@ -271,13 +271,15 @@ class Sharpening:
     scaled: FloatArray  # (len(ds), n), softmax(q·k_j / √d)
 
 
-def sharpening(ds: Sequence[int] = EXPERIMENT_DS, n: int = 9, seed: int = 0) -> Sharpening:
+def sharpening(
+    ds: Sequence[int] = EXPERIMENT_DS, n: int = 9, seed: int = 0, distribution: str = "normal"
+) -> Sharpening:
     """Softmax of one row of scores computed from the first d dimensions, for each d."""
     top = max(ds)
     _check_d(top)
     rng = np.random.default_rng(seed)
-    q = rng.standard_normal(top)  # (d_max,)
-    k = rng.standard_normal((n, top))  # (n, d_max)
+    q = _draw(rng, (top,), distribution)  # (d_max,)
+    k = _draw(rng, (n, top), distribution)  # (n, d_max)
     raw = np.empty((len(ds), n))
     scaled = np.empty((len(ds), n))
     for i, d in enumerate(ds):

@@ -114,6 +114,15 @@ def format_value(value: float, digits: int = 4) -> str:
     return f"{value:.{digits}g}".replace("-", "\u2212")
 
 
+def format_small(value: float) -> str:
+    """A rounding error such as max |Σ − 1|: 0 when exactly 0, else like 2.2 × 10⁻¹⁶."""
+    if value == 0:
+        return "0"
+    mantissa, exponent = f"{value:.1e}".split("e")
+    digits = str(int(exponent)).translate(str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"))
+    return f"{mantissa} × 10{digits}"
+
+
 def format_cell(value: float, kind: str) -> str:
     """A number short enough for a heatmap cell: weights with 2 decimals, scores with 1 or 0."""
     if not math.isfinite(value):
@@ -142,15 +151,15 @@ def masked_runs(masked: npt.NDArray[np.bool_]) -> list[tuple[int, int, int]]:
 MAIN_WIDTH = {False: 840, True: 1180}
 MAX_CELL = {False: 44, True: 48}
 MAX_HEIGHT = {False: 520, True: 320}  # of the cells: in presenter mode the figure fits 720 px
-CELL_FONT = {False: 13, True: 15}  # cell numbers and ticks: ≥ 12 px, readable on a projector
+CELL_FONT = {False: 13, True: 14}  # cell numbers and ticks: ≥ 12 px, readable on a projector
 
 
 NARROW = {".": 0.3, ",": 0.3, " ": 0.3, "−": 0.6, "-": 0.35}  # em of narrow signs in a sans font
 
 
 def text_width(text: str, font: int) -> float:
-    """About how many pixels ``text`` takes: CJK characters are square, digits 0.56 em, Latin
-    letters 0.6 em, points and commas less."""
+    """About how many pixels ``text`` takes: CJK characters are square, digits and Latin letters
+    0.6 em, points and commas less (a little generous, so that numbers never touch)."""
     wide = {"W", "F"}
     return font * sum(
         1.0
@@ -181,7 +190,7 @@ def cells(
     size = int(min(room / max(m, 1), MAX_CELL[large], MAX_HEIGHT[large] / max(n, 1)))
     size = max(size, 10)
     widest = max((text_width(text, font) for row in texts for text in row), default=0)
-    show_text = widest + 3 <= size and font + 4 <= size
+    show_text = widest + 4 <= size and font + 4 <= size  # a gap between neighbours' numbers
     label = max((text_width(text, font) for text in cols), default=0)
     return Cells(size, font, show_text, 0 if label + 2 <= size else -90)
 

@@ -8,7 +8,7 @@ import streamlit as st
 
 from ui.kit import state
 from ui.kit.display import chart, safe_text, token_chips
-from ui.kit.figures import matrix_heatmap
+from ui.kit.figures import format_small, matrix_heatmap
 from ui.kit.text import STRINGS, t
 from ui.lab import figures
 from ui.lab.compute import compute_lab
@@ -166,15 +166,20 @@ def number_strip(result: LabResult, lang: str) -> None:
     """The spread of the scores next to √d and 1: what ÷√d is for."""
     st.subheader(t("stats_title", lang))
     sqrt_d = f"{math.sqrt(result.steps.d_k):.2f}"
+    name = "√d_k" if len(result.per_head) > 1 else "√d"  # each head divides by its own √d_k
     metrics = [
-        ("stat_std_raw", f"{result.std_scores:.2f}", t("stat_std_raw_vs", lang, value=sqrt_d)),
+        (
+            "stat_std_raw",
+            f"{result.std_scores:.2f}",
+            t("stat_std_raw_vs", lang, name=name, value=sqrt_d),
+        ),
         ("stat_std_scaled", f"{result.std_scaled:.2f}", t("stat_std_scaled_vs", lang)),
     ]
     for cell, (label, value, beside) in zip(st.columns(4), metrics, strict=False):
         cell.metric(t(label, lang), value, beside, delta_color="off", delta_arrow="off")
     st.caption(
         f"{t('stat_row_sum', lang)}: {t('stat_row_sum_ok', lang)} "
-        f"(max |Σ − 1| = {result.row_sum_error:.1e}). {t('stats_why', lang)}"
+        f"(max |Σ − 1| = {format_small(result.row_sum_error)}). {t('stats_why', lang)}"
     )
 
 

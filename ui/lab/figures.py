@@ -64,6 +64,7 @@ def _bars(
     text = {
         "text": [f"{value:.2f}" for value in values],
         "textfont": {"size": 12},
+        "textangle": -90,  # upright above its bar: never over the neighbouring bar
         "constraintext": "none",  # 12 px, never shrunk to the bar's width
         "cliponaxis": False,
     }
@@ -162,12 +163,12 @@ def stages_overview(
     scores on one diverging scale, weights on 0 … 1, masked cells as gaps."""
     labels = tick_labels(tokens)
     layout, refs = grid(len(matrices), len(matrices), titles, hgap=0.04)
-    finite = np.abs(np.concatenate([m[np.isfinite(m)] for m in matrices[:3]]))
-    limit = float(finite.max()) if finite.size else 1.0
     traces = []
     for i, (matrix, (x, y)) in enumerate(zip(matrices, refs, strict=True)):
         weights = i == len(matrices) - 1
         shown = np.where(allowed, matrix, np.nan) if i >= 2 else matrix
+        finite = np.abs(matrix[np.isfinite(matrix)])
+        limit = float(finite.max()) if finite.size else 1.0  # each panel on its own scale
         scale = (BLUES, 0.0, 1.0) if weights else (DIVERGING, -limit, limit)
         traces.append(_panel(shown, x, y, titles[i], scale))
         layout[f"xaxis{x[1:]}"].update(showticklabels=False)

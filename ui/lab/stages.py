@@ -13,7 +13,7 @@ from streamlit.delta_generator import DeltaGenerator
 
 from ui.kit import state
 from ui.kit.display import chart, safe_text, train_link
-from ui.kit.figures import matrix_heatmap
+from ui.kit.figures import format_small, matrix_heatmap
 from ui.kit.formulas import mask_latex, scale_latex
 from ui.kit.text import t
 from ui.lab import figures
@@ -22,6 +22,7 @@ from viz_core import LabResult, jacobian_norm
 Box = DeltaGenerator  # where a stage writes its explanation, and where its figure
 OUTPUT_DIMS = 8  # dimensions of V shown in the output stage
 ONE_HOT = 0.9  # a largest weight above this reads as "nearly one-hot"
+CLOSE = 0.1  # largest weights of the two rows within this read as "close"
 
 
 def row_from_selection(selection: object) -> int | None:
@@ -104,7 +105,7 @@ def masked_stage(result: LabResult, row: int, lang: str, text: Box, figure: Box)
         st.caption(t(f"masked_why_{result.mask}", lang))
         safe_text(t("changed_masked", lang, hidden=hidden, cells=allowed.size))
         if result.mask != "none":
-            safe_text(t("mask_renormalised", lang, error=f"{result.row_sum_error:.1e}"))
+            safe_text(t("mask_renormalised", lang, error=format_small(result.row_sum_error)))
     with figure:
         stage_heatmap(result, "masked", row, lang)
 
@@ -188,22 +189,27 @@ def row_panel(result: LabResult, row: int, lang: str) -> None:
     )
     st.table(table)
     verdict = row_verdict(*numbers["max"], *numbers["gradient"])
-    safe_text(t(verdict, lang, **row_words(numbers)))
+    safe_text(t(verdict, lang, **row_words(numbers, lang)))
     if verdict == "row_verdict_saturated":
         train_link(lang)
 
 
-def row_words(numbers: dict[str, tuple[float, float]]) -> dict[str, str]:
-    """The numbers a verdict sentence quotes."""
+def row_words(numbers: dict[str, tuple[float, float]], lang: str) -> dict[str, str]:
+    """The numbers a verdict sentence quotes, and how many times smaller the unscaled gradient
+    is (or that it is zero to the three decimals the table shows)."""
     (max_on, max_off), (grad_on, grad_off) = numbers["max"], numbers["gradient"]
-    ratio = grad_on / grad_off if grad_off > 0 else math.inf
-    return {
+    words = {
         "max_on": f"{max_on:.3f}",
         "max_off": f"{max_off:.3f}",
-        "grad_on": f"{grad_on:.3g}",
-        "grad_off": f"{grad_off:.3g}",
-        "ratio": "∞" if math.isinf(ratio) else f"{ratio:.3g}",
+        "grad_on": f"{grad_on:.3f}",
+        "grad_off": f"{grad_off:.3f}",
     }
+    if grad_off < 5e-4:
+        words["ratio"] = t("ratio_vanished", lang, grad_on=words["grad_on"])
+    else:
+        ratio = f"{grad_on / grad_off:.3g}"
+        words["ratio"] = t("ratio_times", lang, ratio=ratio, grad_on=words["grad_on"])
+    return words
 
 
 def row_verdict(max_on: float, max_off: float, grad_on: float, grad_off: float) -> str:
@@ -212,4 +218,6 @@ def row_verdict(max_on: float, max_off: float, grad_on: float, grad_off: float) 
         return "row_verdict_saturated"
     if max_on > ONE_HOT and max_off > ONE_HOT:
         return "row_verdict_both"
+    if abs(max_off - max_on) > CLOSE:
+        return "row_verdict_sharper"
     return "row_verdict_close"

@@ -47,9 +47,9 @@ def saturation_curves(distribution: str) -> Saturation:
 
 
 @shared(max_mb=1)
-def sharpening_rows() -> Sharpening:
-    """One row of scores as d grows, for the animation."""
-    return sharpening(n=ROW_TOKENS)
+def sharpening_rows(distribution: str) -> Sharpening:
+    """One row of scores as d grows, for the animation, entries from the chosen distribution."""
+    return sharpening(n=ROW_TOKENS, distribution=distribution)
 
 
 def _set_d(d: int) -> None:
@@ -63,10 +63,12 @@ def render() -> None:
     params = state.current(ScalingParams)
     if params.distribution == "uniform":
         st.info(t("sc_uniform_note", lang), icon="📐")
-    variance_section(params, lang)
-    histogram_section(params, lang)
+    # On a projector the figure that d and its presets change comes first.
+    sections = [variance_section, histogram_section]
+    for section in sections[:: -1 if state.present() else 1]:
+        section(params, lang)
     saturation_section(params, lang)
-    animation_section(lang)
+    animation_section(params, lang)
     state.close_page(params)
 
 
@@ -120,7 +122,6 @@ def histogram_section(params: ScalingParams, lang: str) -> None:
     entry_variance = variance_experiment(params.distribution).entry_variance
     sqrt_d = math.sqrt(params.d)
     theory_std = sqrt_d * entry_variance  # √(d · Var(q_i) · Var(k_i))
-    st.subheader(t("sc_histogram_title", lang, d=f"{params.d:,}"))
     numbers = {
         "std": f"{dots.std():.3g}",
         "theory": "√d" if entry_variance == 1 else "√(d/9)",
@@ -128,8 +129,16 @@ def histogram_section(params: ScalingParams, lang: str) -> None:
         "std_scaled": f"{(dots / sqrt_d).std():.3g}",
         "theory_scaled": f"{entry_variance:.3g}",
     }
-    safe_text(t("sc_histogram_why", lang, **numbers))
-    chart(figures.dot_histogram(dots, params.d, theory_std, lang=lang), "dot_histogram")
+    text, figure = st.container(), st.container()
+    if state.present():  # on a projector the figure comes first, its explanation below
+        text, figure = figure, text
+    with text:
+        st.subheader(t("sc_histogram_title", lang, d=f"{params.d:,}"))
+        safe_text(t("sc_histogram_why", lang, **numbers))
+    height = 320 if state.present() else 360
+    fig = figures.dot_histogram(dots, params.d, theory_std, lang=lang, height=height)
+    with figure:
+        chart(fig, "dot_histogram")
     st.caption(t("sc_article_table", lang))
 
 
@@ -152,9 +161,9 @@ def saturation_section(params: ScalingParams, lang: str) -> None:
             chart(fig, f"saturation_{field}")
 
 
-def animation_section(lang: str) -> None:
+def animation_section(params: ScalingParams, lang: str) -> None:
     """One row of scores as d grows: what its largest weight does, counted from the frames."""
-    rows = sharpening_rows()
+    rows = sharpening_rows(params.distribution)
     st.subheader(t("sc_animation_title", lang))
     top_raw, top_scaled = rows.raw.max(axis=1), rows.scaled.max(axis=1)  # (len(ds),)
     numbers = {

@@ -65,7 +65,7 @@ def _points(
 
 
 def dot_histogram(
-    dots: npt.NDArray[np.float64], d: int, theory_std: float, *, lang: str
+    dots: npt.NDArray[np.float64], d: int, theory_std: float, *, lang: str, height: int = 360
 ) -> go.Figure:
     """q·k before and after ÷√d, with ± the theory's std marked on both (√d and 1 for normal
     entries, √(d/9) and 1/3 for uniform ones), and the article's figure for the normal case."""
@@ -99,7 +99,7 @@ def dot_histogram(
     if d in ARTICLE_STD and math.isclose(theory_std, sqrt_d):
         _article_marker(fig, -theory_std, ARTICLE_STD[d], lang)
     fig.update_yaxes(title_text=t("sc_count", lang), row=1, col=1)
-    return lesson_layout(fig, 360, bargap=0.02)
+    return lesson_layout(fig, height, bargap=0.02)
 
 
 def _article_marker(fig: go.Figure, x: float, std: str, lang: str) -> None:

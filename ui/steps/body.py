@@ -9,7 +9,7 @@ from streamlit.delta_generator import DeltaGenerator
 
 from ui.kit import state
 from ui.kit.display import chart, safe_text, token_chips
-from ui.kit.figures import matrix_heatmap
+from ui.kit.figures import format_small, matrix_heatmap
 from ui.kit.formulas import mask_latex, scale_latex
 from ui.kit.text import t
 from ui.lab.compute import compute_lab
@@ -54,7 +54,10 @@ def settings_line(result: LabResult, params: LabParams, lang: str) -> None:
     scaling = t("st_scaled_on" if params.scale else "st_scaled_off", lang)
     token_chips(result.tokens)
     mask = t(f"mask_{params.mask}", lang)
-    st.caption(t("st_settings", lang, d=params.d, scale=scaling, mask=mask, seed=params.seed))
+    line = t("st_settings", lang, d=params.d, scale=scaling, mask=mask, seed=params.seed)
+    if params.heads > 1:
+        line += t("st_heads", lang, heads=params.heads, d_k=result.steps.d_k, head=params.head)
+    st.caption(line)
 
 
 def navigator(lang: str) -> int:
@@ -151,7 +154,7 @@ def step_masked(result: LabResult, lang: str, text: Box, figure: Box) -> None:
     """Step 4: the mask."""
     why = t("st_why_4", lang) + " " + t(f"masked_why_{result.mask}", lang)
     if result.mask != "none":
-        why += " " + t("mask_renormalised", lang, error=f"{result.row_sum_error:.1e}")
+        why += " " + t("mask_renormalised", lang, error=format_small(result.row_sum_error))
     with text:
         st.latex(mask_latex(lang))
         safe_text(why)

@@ -92,6 +92,9 @@ def loss_curves(pair: TrainPair, *, title: str, lang: str, large: bool = False) 
     return figure(data, layout)
 
 
+DECADES = 8  # of the gradient chart's log axis
+
+
 def grad_curves(pair: TrainPair, *, lang: str, large: bool = False) -> go.Figure:
     """The size of the gradient on W_q and W_k at every step, scaled and unscaled."""
     (s_name, s_colour), (u_name, u_colour) = _names(lang)
@@ -99,7 +102,14 @@ def grad_curves(pair: TrainPair, *, lang: str, large: bool = False) -> go.Figure
         _curve(pair.scaled.grad_norm, s_name, s_colour),
         _curve(pair.unscaled.grad_norm, u_name, u_colour),
     ]
-    return figure(data, _curves_layout(t("tr_axis_grad", lang), 320, lang, large))
+    layout = _curves_layout(t("tr_axis_grad", lang), 320, lang, large)
+    norms = np.concatenate([pair.scaled.grad_norm, pair.unscaled.grad_norm])
+    positive = norms[np.isfinite(norms) & (norms > 0)]
+    if positive.size:  # at most 8 decades: a vanished gradient runs off the bottom
+        top = float(np.log10(positive.max()))
+        bottom = max(float(np.log10(positive.min())), top - DECADES)
+        layout["yaxis"]["range"] = [bottom - 0.2, top + 0.2]
+    return figure(data, layout)
 
 
 # --- the learned attention ------------------------------------------------------------------

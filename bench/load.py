@@ -5,8 +5,9 @@ sentence and d ten times, over Streamlit's own websocket protocol. Run by hand:
     python -m bench.load --worst [--sessions 20] [--changes 3]
 
 Prints failures, p50/p95 latency and runs per second for the lab and for the yardstick page,
-and the server's memory before, after a first wave and after a second wave of sessions (each
-read once the wave's sessions have closed and outlived a disconnected-session TTL of 10 s).
+whether the lab keeps ≥ 0.5× the yardstick's runs per second with no failure, and the server's
+memory before, after a first wave and after a second wave of sessions (each read once the
+wave's sessions have closed and outlived a disconnected-session TTL of 10 s).
 
 ``--worst`` is the class that once took the server down: every session opens the lab at the
 heaviest settings a link allows (32 tokens with padding, d = 8192, 64 heads, embeddings), each
@@ -224,6 +225,7 @@ def print_worst(sessions: int, changes: int) -> None:
 
 
 SESSION_TTL = 10  # s; Streamlit's default keeps a closed tab's session 120 s for reconnection
+MIN_THROUGHPUT = 0.5  # the lab's runs per second, at least this share of the yardstick's
 
 
 def measure(app: str, sessions: int, changes: int) -> dict[str, float]:
@@ -296,6 +298,12 @@ def main() -> None:
     speed = lab["runs_per_s"] / yard["runs_per_s"]
     print(f"lab/yardstick: p50 ×{p50:.2f}, runs/s ×{speed:.2f}")
     print(f"memory growth from wave 1 to wave 2: {lab['rss_wave2'] - lab['rss_wave1']:+.1f} MB")
+    print("\ntarget (issue 12) | measured | verdict")
+    for name, measured, met in [
+        ("lab runs/s ≥ 0.5 × the yardstick's", f"×{speed:.2f}", speed >= MIN_THROUGHPUT),
+        ("0 failures (lab, warm-up and both waves)", f"{lab['failures']:.0f}", not lab["failures"]),
+    ]:
+        print(f"{name} | {measured} | {'met' if met else 'NOT MET'}")
 
 
 if __name__ == "__main__":

@@ -36,10 +36,13 @@ def wait_healthy(base: str, process: subprocess.Popen[bytes], seconds: float = 6
 
 
 @contextmanager
-def streamlit_server(app: str = "streamlit_app.py", *options: str) -> Iterator[tuple[str, int]]:
+def streamlit_server(
+    app: str = "streamlit_app.py", *options: str, cwd: Path = ROOT
+) -> Iterator[tuple[str, int]]:
     """Yield (base URL, server pid) of a headless server running ``app``; stop it afterwards.
 
-    ``options`` are further command-line settings, e.g. "--server.disconnectedSessionTTL", "10".
+    ``options`` are further command-line settings, e.g. "--server.disconnectedSessionTTL", "10";
+    ``cwd`` the checkout to serve (another worktree, to compare with an older design).
     """
     port = free_port()
     command = [
@@ -59,7 +62,7 @@ def streamlit_server(app: str = "streamlit_app.py", *options: str) -> Iterator[t
     ]
     process = subprocess.Popen(
         command,
-        cwd=ROOT,
+        cwd=cwd,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         start_new_session=True,

@@ -99,10 +99,6 @@ def interact(chromium, base: str, sentence: str, warm: str) -> tuple[bytes, dict
     """Open the lab, enter ``warm`` untraced, then trace Enter after typing ``sentence``."""
     page = chromium.new_page(viewport=VIEWPORT)
     page.add_init_script(HOOK)
-    page.goto(base + "/")
-    page.wait_for_selector(f"{HEATMAP} .main-svg", timeout=60_000)
-    page.wait_for_selector(IDLE)
-    box = page.locator("[data-testid='stTextInput'] input").first
     cdp = page.context.new_cdp_session(page)
     network: dict[str, list] = {"sent": [], "received": []}  # (timestamp s, base64 payload)
     cdp.on("Network.webSocketFrameSent", lambda e: network["sent"].append(e["timestamp"]))
@@ -110,7 +106,11 @@ def interact(chromium, base: str, sentence: str, warm: str) -> tuple[bytes, dict
         "Network.webSocketFrameReceived",
         lambda e: network["received"].append((e["timestamp"], e["response"]["payloadData"])),
     )
-    cdp.send("Network.enable")
+    cdp.send("Network.enable")  # before the page opens its websocket
+    page.goto(base + "/")
+    page.wait_for_selector(f"{HEATMAP} .main-svg", timeout=60_000)
+    page.wait_for_selector(IDLE)
+    box = page.locator("[data-testid='stTextInput'] input").first
     for text, traced in [(warm, False), (sentence, True)]:
         page.wait_for_timeout(1000)
         network["sent"].clear()
@@ -239,17 +239,18 @@ def breakdown(trace: bytes, hook: dict) -> dict[str, float]:
     offset = t0 - 1000 * hook["enter"]  # the page's clock (ms) → the trace's (µs)
     # DevTools' Network events carry the trace's clock, in seconds.
     network = hook["network"]
-    sent = 1e6 * min(t for t in network["sent"] if 1e6 * t >= t0)  # the rerun request
+    nan = float("nan")  # when DevTools reported no frame (rare): the server's rows are left out
+    sent = 1e6 * min((t for t in network["sent"] if 1e6 * t >= t0), default=nan)
     kinds = []
     for time, data in network["received"]:
         payload = base64.b64decode(data)
         message = ForwardMsg()
         message.ParseFromString(payload)
         kinds.append((1e6 * time, message.WhichOneof("type"), len(payload)))
-    first_delta = min((t for t, kind, _ in kinds if kind == "delta"), default=float("nan"))
-    finished = max((t for t, kind, _ in kinds if kind == "script_finished"), default=float("nan"))
+    first_delta = min((t for t, kind, _ in kinds if kind == "delta"), default=nan)
+    finished = max((t for t, kind, _ in kinds if kind == "script_finished"), default=nan)
     # The page handles each message on its main thread, after whatever task runs there.
-    handled = 1000 * max(hook["received"]) + offset if hook["received"] else float("nan")
+    handled = 1000 * max(hook["received"]) + offset if hook["received"] else nan
     spans = thread_spans(events, pid, tid)
     tasks = sorted((a, b) for name, a, b in spans if name in TASKS and b - a >= 1000 and a >= t0)
     horizon = max(redrawn["ts"], finished if finished == finished else 0) + 500_000
@@ -260,7 +261,8 @@ def breakdown(trace: bytes, hook: dict) -> dict[str, float]:
         "Enter → rerun request sent (BackMsg)": sent - t0,
         "server: request → first delta on the wire": first_delta - sent,
         "server: request → script finished on the wire (the script's run)": finished - sent,
-        "page: last message on the wire → handled on the main thread": handled - kinds[-1][0],
+        "page: last message on the wire → handled on the main thread": handled
+        - (kinds[-1][0] if kinds else nan),
         "websocket: frames received": len(kinds) * 1000,  # shown ÷ 1000 below
         "websocket: kB received": sum(size for _, _, size in kinds),  # bytes, ÷ 1000 → kB
     }
@@ -291,14 +293,20 @@ def measure(checkout: Path, runs: int, save: Path | None, label: str) -> dict[st
     with sync_playwright() as playwright, streamlit_server(cwd=checkout) as (base, _pid):
         chromium = launch(playwright)
         for i in range(runs):
-            trace, hook = interact(chromium, base, SENTENCES[i], SENTENCES[-1 - i])
+            trace, hook = interact(chromium, base, SENTENCES[i % len(SENTENCES)], f"预热第{i}句")
             if save:
                 save.mkdir(parents=True, exist_ok=True)
                 (save / f"{label}-{i}.json").write_bytes(trace)
             rows.append(breakdown(trace, hook))
         chromium.close()
     names = list(dict.fromkeys(name for row in rows for name in row))
-    return {name: statistics.median(row.get(name, 0.0) for row in rows) for name in names}
+    return {name: median([row.get(name, 0.0) for row in rows]) for name in names}
+
+
+def median(values: list[float]) -> float:
+    """The median of the values that are numbers (nan where none is)."""
+    numbers = [v for v in values if v == v]
+    return statistics.median(numbers) if numbers else float("nan")
 
 
 def main() -> None:

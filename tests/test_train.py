@@ -82,7 +82,7 @@ def test_batches_are_seeded_and_read_only():
 # --- the head and its gradients -------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("task", "scale"), itertools.product(TASKS, (True, False)))
+@pytest.mark.parametrize(("task", "scale"), list(itertools.product(TASKS, (True, False))))
 def test_gradients_match_central_differences_for_every_parameter(task, scale):
     """Hand-derived backprop, softmax Jacobian included, against finite differences."""
     params = init_params(d_k=4, seed=1)

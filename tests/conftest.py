@@ -14,6 +14,18 @@ if str(ROOT) not in sys.path:
 APP = str(ROOT / "streamlit_app.py")
 
 
+# Hostile URL values a page must survive with a note (the pages' own fuzz tests use them).
+FUZZ = {
+    "garbage": "x7#q%",
+    "zero": "0",
+    "huge": "9" * 400,
+    "inf": "inf",
+    "empty": "",
+    "markdown": "![x](http://e.com/x.png) **b** :red[x] $x$ [link](javascript:alert(1))",
+    "control": "a\x00b\x07\u202eRTL\u200f\u2066c\ufeff",
+}
+
+
 def decode(value):
     """A Plotly JSON array: plain list, or Plotly ≥ 6's {"dtype", "bdata", "shape"} encoding."""
     if isinstance(value, dict) and "bdata" in value:

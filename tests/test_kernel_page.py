@@ -10,7 +10,7 @@ import tracemalloc
 
 import numpy as np
 import pytest
-from conftest import chart_keys, decode, figure, open_app
+from conftest import FUZZ, chart_keys, decode, figure, open_app
 from numpy.testing import assert_allclose
 
 from viz_core import make_qkv, tokenize
@@ -257,15 +257,6 @@ def test_heaviest_kernel_computations_stay_within_the_request_budget():
     assert flash.error < 1e-12 and cache.error < 1e-12
 
 
-FUZZ = {
-    "garbage": "x7#q%",
-    "zero": "0",
-    "huge": "9" * 400,
-    "inf": "inf",
-    "empty": "",
-    "markdown": "![x](http://e.com/x.png) **b** :red[x] $x$ [link](javascript:alert(1))",
-    "control": "a\x00b\x07\u202eRTL\u200f\u2066c\ufeff",
-}
 
 
 @pytest.mark.parametrize("section", ["softmax", "flash", "cache"])

@@ -2,10 +2,11 @@
 
 import streamlit as st
 
-from ui.kit import state
+from ui.kit import memory, state
 from ui.kit.settings import LANGS
 from ui.kit.text import t
 
+memory.tune()  # before the first large allocation of a run
 link_notes = state.init_lang() + state.init_present()
 st.set_page_config(
     page_title="注意力实验室 · Attention Lab",
@@ -42,4 +43,7 @@ pages = [
     st.Page("ui/kernel/page.py", title=t("nav_kernel", lang), icon="⚡", url_path="kernel"),
     st.Page("ui/variants/page.py", title=t("nav_variants", lang), icon="🧬", url_path="variants"),
 ]
-st.navigation(pages).run()
+try:
+    st.navigation(pages).run()
+finally:
+    memory.trim()  # what this run freed goes back to the system, not to an idle arena

@@ -4,7 +4,9 @@ Each page's core call runs at the heaviest setting its controls or URL allow, un
 (numpy reports its buffers to it). Time is measured in bench/, not here: it depends on the machine.
 """
 
+import gc
 import tracemalloc
+import weakref
 
 import numpy as np
 import pytest
@@ -127,13 +129,22 @@ def test_byte_cache_drops_the_oldest_results_past_its_budget():
 
     for key in "abc":
         store.get(key, lambda: make(1))
-    assert len(store) == 2 and store.total == 2 * MB
+    assert len(store) == 2 and store.total == 2 * (MB + cache.ENTRY_BYTES)
     store.get("b", lambda: make(1))  # still cached: no new call
     assert calls == [1, 1, 1]
     store.get("a", lambda: make(1))  # dropped earlier: computed again
     assert calls == [1, 1, 1, 1]
     store.get("huge", lambda: make(3))
     assert "huge" not in store._entries and store.total <= 2.5 * MB
+
+
+def test_results_without_arrays_still_count():
+    """A flood of tiny results (numbers, no arrays) cannot grow a cache past its budget."""
+    store = ByteCache("test", 100 * cache.ENTRY_BYTES)
+    for key in range(1000):
+        store.get(key, lambda key=key: (key, float(key)))
+        assert store.total <= store.max_bytes
+    assert len(store) == 100 and 999 in store and 0 not in store
 
 
 def test_kept_bytes_counts_a_shared_buffer_once():
@@ -227,3 +238,39 @@ def test_nested_cached_calls_never_wait_for_their_own_slot():
         thread.join(timeout=10)
     assert not any(thread.is_alive() for thread in threads)
     assert all((results[i] == i + 1).all() for i in range(2))
+
+
+def _weak(value: object) -> list[weakref.ref]:
+    """Weak references to a result, or to the parts of a tuple of results."""
+    if isinstance(value, list | tuple):
+        return [ref for item in value for ref in _weak(item)]
+    try:
+        return [weakref.ref(value)]
+    except TypeError:  # numbers, strings: nothing large
+        return []
+
+
+@pytest.mark.parametrize(
+    ("page", "query"),
+    [
+        ("lab", {"heads": "4", "source": "embedding", "mask": "causal", "stage": "output"}),
+        ("steps", {"step": "4", "heads": "2"}),
+        ("train", {"steps": "50"}),
+        ("kernel", {}),
+        ("variants", {"variant": "gqa"}),
+        ("scaling", {}),
+        ("softmax", {}),
+    ],
+)
+def test_a_session_pins_no_result_the_shared_cache_let_go(page, query):
+    """A session lives two minutes after its tab closes, and keeps its widgets' functions and its
+    fragments' arguments. Once the caches forget a result, no session may still hold it: twenty
+    closed tabs once kept twenty heaviest results, 300 MB past the caches' budget."""
+    at = open_app(page, **query)
+    held = [ref for c in cache.CACHES for result in c.results() for ref in _weak(result)]
+    assert held, "the page cached nothing: the test would prove nothing"
+    cache.clear_all()
+    gc.collect()
+    alive = [type(ref()).__name__ for ref in held if ref() is not None]
+    assert not alive, f"still held by the session: {alive}"
+    assert not at.exception

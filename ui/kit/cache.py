@@ -44,6 +44,9 @@ def computing() -> Iterator[None]:
 
 P = ParamSpec("P")
 MB = 1 << 20
+# What a result costs besides its arrays (the object, its numbers, the key): results with no
+# arrays at all still count, so that a flood of small ones cannot grow a cache without bound.
+ENTRY_BYTES = 1024
 
 
 def _owner(array: np.ndarray) -> np.ndarray:
@@ -121,7 +124,7 @@ class ByteCache:
             if found:
                 return result  # type: ignore[no-any-return]
             result = compute()
-        size = kept_bytes(result)
+        size = kept_bytes(result) + ENTRY_BYTES
         if size > self.max_bytes:
             return result  # too large to keep: served once, never cached
         with self._lock:
@@ -135,6 +138,15 @@ class ByteCache:
 
     def __len__(self) -> int:
         return len(self._entries)
+
+    def __contains__(self, key: Hashable) -> bool:
+        with self._lock:
+            return key in self._entries
+
+    def results(self) -> list[Any]:
+        """Every result kept now, oldest first."""
+        with self._lock:
+            return [result for result, _ in self._entries.values()]
 
     def clear(self) -> None:
         """Forget every result."""
@@ -154,12 +166,19 @@ def shared(max_mb: int) -> Callable[[Callable[P, R]], Callable[P, R]]:
         cache = ByteCache(function.__qualname__, max_mb * MB)
         CACHES.append(cache)
 
+        def key(*args: P.args, **kwargs: P.kwargs) -> Hashable:
+            return (args, tuple(sorted(kwargs.items())))
+
         def cached(*args: P.args, **kwargs: P.kwargs) -> R:
-            key = (args, tuple(sorted(kwargs.items())))
-            return cache.get(key, lambda: function(*args, **kwargs))
+            return cache.get(key(*args, **kwargs), lambda: function(*args, **kwargs))
+
+        def kept(*args: P.args, **kwargs: P.kwargs) -> bool:
+            """Whether this call's result is kept now (a call would cost nothing)."""
+            return key(*args, **kwargs) in cache
 
         cached.__doc__ = function.__doc__
         cached.cache = cache  # type: ignore[attr-defined]
+        cached.kept = kept  # type: ignore[attr-defined]
         return cached
 
     return wrap

@@ -2,6 +2,7 @@
 
 import math
 from dataclasses import replace
+from functools import partial
 
 import numpy as np
 import streamlit as st
@@ -35,7 +36,7 @@ def render() -> None:
     params = row_inside(params, len(result.tokens), lang)
     if not state.present():
         tokens_section(result, params, lang)
-    stage_view(result, params, lang)
+    stage_view(params, lang)
     if state.present():
         tokens_section(result, params, lang)
     number_strip(result, lang)
@@ -49,9 +50,15 @@ def render() -> None:
 
 
 @st.fragment
-def stage_view(result: LabResult, params: LabParams, lang: str) -> None:
+def stage_view(params: LabParams, lang: str) -> None:
     """The stage picker, the chosen stage's heatmap and the selected row beside it: a row click
-    or another stage redraws only this."""
+    or another stage redraws only this.
+
+    A fragment keeps its arguments for as long as its session lives (two minutes after the tab
+    closes): it gets the settings and asks the shared cache, so that no session pins a result the
+    cache has let go of.
+    """
+    result = compute_lab(**params.core_kwargs())
     n = len(result.tokens)
     row = min(int(st.session_state.get("row", params.row)), n - 1)
     params = replace(params, row=row, stage=stage_picker(lang))
@@ -62,6 +69,7 @@ def stage_view(result: LabResult, params: LabParams, lang: str) -> None:
         if state.present():
             text, figure = figure, text
         STAGE_VIEWS[params.stage](result, row, lang, text, figure)
+    tokens = result.tokens  # the label function outlives the run: it must not hold the result
     with row_side:
         row_panel(result, row, lang)
         st.selectbox(
@@ -69,7 +77,7 @@ def stage_view(result: LabResult, params: LabParams, lang: str) -> None:
             range(n),
             key="row",
             help=t("row_help", lang),
-            format_func=lambda i: f"{i} · {result.tokens[i]}",
+            format_func=lambda i: f"{i} · {tokens[i]}",
         )
     state.close_page(params)
 
@@ -199,11 +207,26 @@ def every_matrix(result: LabResult) -> dict[str, np.ndarray]:
     return matrices
 
 
+def one_csv(params: LabParams, name: str) -> str:
+    """One matrix of these settings as a token-labelled CSV."""
+    result = compute_lab(**params.core_kwargs())
+    return matrix_csv(every_matrix(result)[name], result.tokens)
+
+
+def everything_zip(params: LabParams, query: dict[str, str]) -> bytes:
+    """Every matrix of these settings, and the link's settings, in a zip."""
+    result = compute_lab(**params.core_kwargs())
+    return state_zip(query, result.tokens, every_matrix(result))
+
+
 def downloads(result: LabResult, params: LabParams, lang: str) -> None:
-    """One matrix as a token-labelled CSV, or everything as a zip, built only when pressed."""
+    """One matrix as a token-labelled CSV, or everything as a zip, built only when pressed.
+
+    The server keeps each button's function until the session ends: they hold the settings and
+    fetch the result when pressed, so that a closed tab does not pin a large result.
+    """
     st.subheader(t("downloads_title", lang))
-    matrices = every_matrix(result)
-    shown = [name for name in matrices if f"matrix_{name}" in STRINGS]
+    shown = [name for name in every_matrix(result) if f"matrix_{name}" in STRINGS]
     left, right = st.columns([2, 1], vertical_alignment="bottom")
     choice = left.selectbox(
         t("download_pick", lang),
@@ -213,7 +236,7 @@ def downloads(result: LabResult, params: LabParams, lang: str) -> None:
     )
     right.download_button(
         t("download_button", lang),
-        data=lambda: matrix_csv(matrices[choice], result.tokens),
+        data=partial(one_csv, params, choice),
         file_name=f"{choice}.csv",
         mime="text/csv",
         key="download_csv",
@@ -221,7 +244,7 @@ def downloads(result: LabResult, params: LabParams, lang: str) -> None:
     )
     st.download_button(
         t("download_zip", lang),
-        data=lambda: state_zip(state.full_query(params.to_query()), result.tokens, matrices),
+        data=partial(everything_zip, params, state.full_query(params.to_query())),
         file_name="attention-lab.zip",
         mime="application/zip",
         key="download_zip",

@@ -6,6 +6,7 @@ import re
 import shlex
 import signal
 import subprocess
+import time
 import venv
 
 from conftest import ROOT
@@ -34,6 +35,19 @@ def test_dockerfile_follows_the_deployment_rules():
     copied = " ".join(instructions("COPY"))
     for needed in ["requirements.txt", "streamlit_app.py", ".streamlit", "viz_core", "ui"]:
         assert needed in copied
+
+
+def gone(group: int, seconds: float = 20) -> None:
+    """Wait until every process of a process group has exited: the shell ends at once on
+    SIGTERM, while the Streamlit server it started may still be shutting down (and answering)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(group, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"process group {group} still running {seconds} s after SIGTERM")
 
 
 def test_dockerfile_commands_install_start_and_pass_the_health_check(tmp_path):
@@ -75,6 +89,7 @@ def test_dockerfile_commands_install_start_and_pass_the_health_check(tmp_path):
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         server.wait(timeout=10)
+        gone(server.pid)
     # The health check is a real check: with the server gone, the same command fails.
     stopped = subprocess.run(["sh", "-c", check], env=env, timeout=30, capture_output=True)
     assert stopped.returncode != 0

@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from bench.serve import ROOT, streamlit_server
+from ui.train.settings import STEPS_MAX
 from viz_core import attention, dot_product_variance, make_qkv, multi_head_attention, saturation
 from viz_core.lessons import sample_dot_products
 
@@ -127,7 +128,7 @@ HEAVIEST = {
     "softmax": ({"values": ",".join(["1000000"] * 12), "divisor": "0.001"}, None, []),
     "quiz": ({"quiz_seed": str(2**31 - 1)}, None, []),
     "train": (
-        {"task": "reverse", "d": "1024", "steps": "1000", "optimizer": "adam"},
+        {"task": "reverse", "d": "1024", "steps": str(STEPS_MAX), "optimizer": "adam"},
         "seed",
         [11, 12, 13],
     ),

@@ -209,8 +209,8 @@ def parse_steps(cell):
 
 
 def test_the_sweep_runs_on_request_and_shows_the_cores_numbers(monkeypatch):
-    """No sweep until the button; then a table and a chart equal to steps_to_accuracy, and a
-    rerun shows them again without computing the sweep a second time."""
+    """No sweep until the button; then a table and a chart equal to steps_to_accuracy in one
+    go, and a rerun shows them again without computing anything a second time."""
     calls = []
     real = compute.steps_to_accuracy
     monkeypatch.setattr(
@@ -230,8 +230,9 @@ def test_the_sweep_runs_on_request_and_shows_the_cores_numbers(monkeypatch):
         assert_allclose(decode(data[trace]["y"]), np.where(steps == NEVER, top, steps).ravel())
     assert_allclose(decode(data[1]["y"]), expected.median_steps(True), equal_nan=True)
     assert_allclose(decode(data[3]["y"]), expected.median_steps(False), equal_nan=True)
+    swept = len(calls)
     at.run()
-    assert "sweep_steps" in chart_keys(at) and len(calls) == 1
+    assert "sweep_steps" in chart_keys(at) and len(calls) == swept
 
 
 def sweep_of(scaled, unscaled):
@@ -308,4 +309,34 @@ def test_the_heaviest_link_sends_under_500_kb_of_figures():
     assert chart_keys(at) == [*CHARTS, "sweep_steps"]
     sent = sum(len(chart.proto.spec) for chart in at.get("plotly_chart"))
     assert sent < 500_000, f"{sent / 1000:.0f} kB"
-    assert len(figure(at, "learned_weights")["frames"]) == 64
+    # one frame every 10 steps, as the sweep checks, and never more than 64
+    assert len(figure(at, "learned_weights")["frames"]) == min(64, STEPS_MAX // 10 + 1)
+
+
+def test_the_sweep_advances_a_cell_at_a_time_when_asked_for_little_time():
+    """Each call sweeps at least one cell and stops once its time is up, so a script run that
+    calls it stays short; the cells assembled equal the sweep made in one go."""
+    seed, cells = 5, len(compute.sweep_cells(5))
+    assert cells == 12
+    progress = [compute.advance_sweep("max", "sgd", seed, seconds=0.0) for _ in range(cells)]
+    assert progress == list(range(1, cells + 1))
+    assert compute.advance_sweep("max", "sgd", seed, seconds=0.0) == cells  # nothing left
+    whole = steps_to_accuracy("max", "sgd", (16, 64, 256, 1024), (5, 6, 7), 0.9, 300, 10)
+    assembled = compute.sweep(task="max", optimizer="sgd", seed=seed)
+    assert (assembled.scaled == whole.scaled).all() and (assembled.unscaled == whole.unscaled).all()
+    assert (assembled.score_std_unscaled == whole.score_std_unscaled).all()
+
+
+def test_a_sweep_spread_over_script_runs_shows_its_progress_then_its_result(monkeypatch):
+    """With one cell per run the page reruns itself until every cell is swept, then shows the
+    chart; nothing of the sweep is left computing."""
+    import ui.train.body as body
+
+    monkeypatch.setattr(body, "SWEEP_SLICE", 0.0)
+    at = open_app("train", lang="en", task="max", steps="50", seed="9")
+    at.button(key="tr_sweep").click().run()
+    assert "sweep_steps" in chart_keys(at)
+    assert all(
+        compute.sweep_cell.kept(task="max", optimizer="sgd", d_k=d_k, seed=s)
+        for d_k, s in compute.sweep_cells(9)
+    )

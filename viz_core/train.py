@@ -7,6 +7,7 @@ logits = (weights v) W_o, loss = mean cross-entropy. Backpropagation is derived 
 import math
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import TypeVar
 
 import numpy as np
@@ -37,6 +38,8 @@ MAX_BATCH = 128
 MAX_CHECKPOINTS = 64
 SWEEP_D_KS = (16, 64, 256, 1024)
 NEVER = -1  # steps to a target accuracy that was not reached in the steps trained
+# One (d_k, seed) of a sweep: steps to target, then score std at init, each (scaled, unscaled).
+SweepCell = Callable[[int, int], tuple[Sequence[int], Sequence[float]]]
 
 # Every random stream of a run is [seed, stream]: the same seed gives the same init and the
 # same batches whether scale is on or off, and held-out sequences never come from training.
@@ -554,21 +557,22 @@ def steps_to_accuracy(
     eval_every: int = 10,
     lr: float | None = None,
     progress: Progress = None,
+    cell: SweepCell | None = None,
 ) -> Sweep:
     """For each d_k and seed, a scaled and an unscaled run from one init on one batch stream.
-
-    A run stops once it reaches ``target`` held-out accuracy, so only runs that never get
-    there cost ``max_steps`` steps. The steps match ``train_head(...).steps_to(target)`` when
-    its checkpoints fall every ``eval_every`` steps.
-    """
+    A run stops at ``target`` held-out accuracy; the steps match ``train_head(...).steps_to``
+    with checkpoints every ``eval_every`` steps. ``cell`` (d_k, seed), if given, supplies one
+    cell's numbers instead of training: a sweep assembled from cells swept, and kept, apart."""
     rule = (target, max_steps, eval_every)
     lr = _check_sweep(task, optimizer, d_ks, seeds, lr, rule)
+    if cell is None:
+        cell = partial(_sweep_runs, task, optimizer=optimizer, lr=lr, rule=rule)
     found = np.empty((2, len(d_ks), len(seeds)), dtype=np.int64)  # [scaled, unscaled]
     std = np.empty((2, len(d_ks), len(seeds)))
-    for cell, (i, j) in enumerate(np.ndindex(found.shape[1:])):
-        found[:, i, j], std[:, i, j] = _sweep_runs(task, d_ks[i], seeds[j], optimizer, lr, rule)
+    for done, (i, j) in enumerate(np.ndindex(found.shape[1:])):
+        found[:, i, j], std[:, i, j] = cell(d_ks[i], seeds[j])
         if progress is not None:
-            progress((cell + 1) / found[0].size)
+            progress((done + 1) / found[0].size)
     return Sweep(
         task=task,
         optimizer=optimizer,

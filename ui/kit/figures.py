@@ -39,10 +39,13 @@ CONFIG = {
 Trace = dict[str, Any]
 
 
-def figure(data: list[Trace], layout: dict[str, Any]) -> go.Figure:
-    """A figure from plain dicts, skipping Plotly's validation (the slow part of a rerun)."""
+def figure(
+    data: list[Trace], layout: dict[str, Any], frames: list[dict[str, Any]] | None = None
+) -> go.Figure:
+    """A figure from plain dicts (and animation frames), skipping Plotly's validation (the slow
+    part of a rerun)."""
     layout = {"font": FONT, "template": {}, **layout}
-    return go.Figure(data=data, layout=layout, _validate=False)
+    return go.Figure(data=data, layout=layout, frames=frames, _validate=False)
 
 
 def grid(

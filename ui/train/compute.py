@@ -4,6 +4,7 @@ Pure Python and numpy (no ``st.*``): the verdicts are functions of the runs, tes
 """
 
 import math
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -100,9 +101,49 @@ def sweep_seeds(seed: int) -> tuple[int, ...]:
     return tuple(range(seed, seed + SWEEP_SEEDS))
 
 
-@shared(max_mb=2)
+@shared(max_mb=1)
+def sweep_cell(task: str, optimizer: str, d_k: int, seed: int) -> Sweep:
+    """One (d_k, seed) of the sweep: at most two runs of SWEEP_MAX_STEPS steps, about 0.4 s."""
+    return steps_to_accuracy(
+        task,
+        optimizer,
+        d_ks=(d_k,),
+        seeds=(seed,),
+        target=TARGET,
+        max_steps=SWEEP_MAX_STEPS,
+        eval_every=SWEEP_EVAL_EVERY,
+    )
+
+
+def sweep_cells(seed: int) -> list[tuple[int, int]]:
+    """Every (d_k, seed) of the sweep, in the order they are swept."""
+    return [(d_k, s) for d_k in SWEEP_D_KS for s in sweep_seeds(seed)]
+
+
+def advance_sweep(task: str, optimizer: str, seed: int, seconds: float) -> int:
+    """Sweep cells not yet kept until ``seconds`` have passed; how many are kept now. A page
+    calls this once per script run, so that no run takes much longer than ``seconds``."""
+    started, swept = time.perf_counter(), False
+    for done, (d_k, s) in enumerate(sweep_cells(seed)):
+        if sweep_cell.kept(task=task, optimizer=optimizer, d_k=d_k, seed=s):  # type: ignore[attr-defined]
+            continue
+        if swept and time.perf_counter() - started > seconds:
+            return done
+        sweep_cell(task=task, optimizer=optimizer, d_k=d_k, seed=s)
+        swept = True  # at least one cell per call, however small ``seconds``: always progress
+    return len(sweep_cells(seed))
+
+
+@shared(max_mb=1)
 def sweep(task: str, optimizer: str, seed: int) -> Sweep:
-    """Steps to 90 % for d_k = 16 … 1024 and three seeds, scaled and unscaled."""
+    """Steps to 90 % for d_k = 16 … 1024 and three seeds, scaled and unscaled, from its cells
+    (swept now where ``advance_sweep`` has not swept them yet)."""
+
+    def cell(d_k: int, s: int) -> tuple[list[int], list[float]]:
+        one = sweep_cell(task=task, optimizer=optimizer, d_k=d_k, seed=s)
+        steps = [int(one.scaled[0, 0]), int(one.unscaled[0, 0])]
+        return steps, [float(one.score_std_scaled[0]), float(one.score_std_unscaled[0])]
+
     return steps_to_accuracy(
         task,
         optimizer,
@@ -111,7 +152,7 @@ def sweep(task: str, optimizer: str, seed: int) -> Sweep:
         target=TARGET,
         max_steps=SWEEP_MAX_STEPS,
         eval_every=SWEEP_EVAL_EVERY,
-        progress=_part(0, 1),
+        cell=cell,
     )
 
 

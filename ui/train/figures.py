@@ -115,11 +115,16 @@ def grad_curves(pair: TrainPair, *, lang: str, large: bool = False) -> go.Figure
 # --- the learned attention ------------------------------------------------------------------
 
 
+def _z(run: TrainRun, c: int) -> Trace:
+    """One run's attention on the probe at checkpoint c (float32: the page shows 3 decimals)."""
+    return {"type": "heatmap", "z": run.weights[c].astype(np.float32)}
+
+
 def _map(run: TrainRun, c: int, axes: str, size: int) -> Trace:
     """One run's attention on the probe at checkpoint c, with its numbers in the cells."""
     return {
         "type": "heatmap",
-        "z": run.weights[c].astype(np.float32),
+        **_z(run, c),
         "xaxis": f"x{axes}",
         "yaxis": f"y{axes}",
         "colorscale": BLUES,
@@ -184,8 +189,10 @@ def learned_weights(
     """Attention on the probe, scaled beside unscaled, one frame per checkpoint, ending trained."""
     steps = pair.scaled.checkpoint_steps.tolist()
     last = len(steps) - 1
+    # A frame carries only what changes, the two maps' z; Plotly keeps the rest of each trace.
     frames = [
-        {"name": str(step), "data": _frame_data(pair, c, large)} for c, step in enumerate(steps)
+        {"name": str(step), "data": [_z(pair.scaled, c), _z(pair.unscaled, c)], "traces": [0, 1]}
+        for c, step in enumerate(steps)
     ]
     layout = _map_axes([str(token) for token in pair.scaled.probe], large, lang)
     layout |= {
@@ -197,9 +204,7 @@ def learned_weights(
         "updatemenus": [_play_buttons(lang)],
         "sliders": [_step_slider(steps, last, lang, large)],
     }
-    fig = figure(_frame_data(pair, last, large), layout)
-    fig.frames = frames
-    return fig
+    return figure(_frame_data(pair, last, large), layout, frames)
 
 
 def _play_buttons(lang: str) -> dict[str, Any]:

@@ -17,6 +17,8 @@ import statistics
 import time
 import timeit
 import tracemalloc
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -130,16 +132,40 @@ HEAVIEST = {
     "train": (
         {"task": "reverse", "d": "1024", "steps": str(STEPS_MAX), "optimizer": "adam"},
         "seed",
-        [11, 12, 13],
+        [11, 12, 13],  # new seeds: a setting never trained before
     ),
     "kernel": ({**HEAVY_LAB, "section": "flash", "tile": "80"}, None, []),
     "variants": ({**HEAVY_LAB, "variant": "gqa", "q_heads": "64", "kv_heads": "1"}, None, []),
 }
 
 
-def heaviest_time(page: str) -> tuple[float, float, float]:
+@contextmanager
+def script_runs() -> Iterator[list[float]]:
+    """Seconds of every script run inside the block: a page that reruns itself to spread its
+    work (training, the sweep) makes several runs of one ``at.run()``, each its own budget."""
+    import streamlit.runtime.scriptrunner.script_runner as runner
+
+    seconds: list[float] = []
+    real = runner.exec_func_with_error_handling
+
+    def timed(*args, **kwargs):
+        start = time.perf_counter()
+        try:
+            return real(*args, **kwargs)
+        finally:
+            seconds.append(time.perf_counter() - start)
+
+    runner.exec_func_with_error_handling = timed
+    try:
+        yield seconds
+    finally:
+        runner.exec_func_with_error_handling = real
+
+
+def heaviest_time(page: str) -> tuple[float, float, float, int]:
     """Script seconds of one page at its heaviest URL: a setting never computed before, or with
-    every shared cache emptied (cold), and a plain rerun (warm), each the median of three."""
+    every shared cache emptied (cold), and a plain rerun (warm), each the median of three, of
+    the longest script run; the figures' kB; the script runs of a cold ``at.run()``."""
     from streamlit.testing.v1 import AppTest
 
     from ui.kit.cache import clear_all
@@ -155,32 +181,34 @@ def heaviest_time(page: str) -> tuple[float, float, float]:
         for name, value in query.items():
             at.query_params[name] = value
         at.switch_page(f"ui/{page}/page.py").run()
-    cold = []
+    cold, runs = [], 0
     for value in cold_values or [None] * 3:
         if key is None:
             clear_all()
         else:
             at.number_input(key=key).set_value(value)
-        start = time.perf_counter()
-        at.run()
-        cold.append(time.perf_counter() - start)
+        with script_runs() as seconds:
+            at.run()
+        cold.append(max(seconds))
+        runs = max(runs, len(seconds))
     warm = []
     for _ in range(3):
-        start = time.perf_counter()
-        at.run()
-        warm.append(time.perf_counter() - start)
+        with script_runs() as seconds:
+            at.run()
+        warm.append(max(seconds))
     assert not at.exception, [e.value for e in at.exception]
     figures_kb = sum(len(c.proto.spec) for c in at.get("plotly_chart")) / 1e3
-    return statistics.median(cold), statistics.median(warm), figures_kb
+    return statistics.median(cold), statistics.median(warm), figures_kb, runs
 
 
 def heaviest(quick: bool) -> None:
     print("\n## Each page at its heaviest URL (AppTest; budget: 1 s of script, 500 kB of figures)")
-    print("page | cold s (new setting, or caches emptied) | warm s | figures kB | within budget")
+    print("page | cold s (new setting, or caches emptied) | warm s | figures kB | script runs")
+    print("(seconds: the longest script run; a page may spread its work over several) | verdict")
     for page in HEAVIEST:
-        cold, warm, kb = heaviest_time(page)
+        cold, warm, kb, runs = heaviest_time(page)
         within = "met" if max(cold, warm) <= 1.0 and kb <= 500 else "NOT MET"
-        print(f"{page} | {cold:.3f} | {warm:.3f} | {kb:.0f} | {within}")
+        print(f"{page} | {cold:.3f} | {warm:.3f} | {kb:.0f} | {runs} | {within}")
 
 
 VIEWPORT = {"width": 1280, "height": 720}  # a projector's first screen

@@ -16,9 +16,9 @@ from streamlit.testing.v1 import AppTest
 
 import ui.train  # noqa: F401  (registers the page's strings)
 from ui.kit import memory
-from ui.kit.cache import clear_all
+from ui.kit.cache import advance, clear_all
 from ui.train import compute
-from ui.train.body import SWEEP_SLICE
+from ui.train.body import SLICE
 from ui.train.settings import STEPS_MAX, TrainParams
 from viz_core import OPTIMIZERS
 from viz_core.train import D_K_MAX
@@ -68,7 +68,7 @@ def core_times(repeats: int) -> None:
 
 def sweep_times(repeats: int) -> None:
     """The sweep on request, cold, for every task and optimizer: all of it, and the longest of
-    the script runs the page spreads it over (SWEEP_SLICE of sweeping each, then a rerun)."""
+    the script runs the page spreads it over (SLICE of sweeping each, then a rerun)."""
     print("\n## The sweep (d_k 16 … 1024, 3 seeds, ≤ 300 steps), cold, best of", repeats)
     print("task | optimizer | seconds in all | script runs | longest run s")
     for task in ("previous", "reverse", "max"):
@@ -77,9 +77,10 @@ def sweep_times(repeats: int) -> None:
             whole = best_of(repeats, call)
             clear_all()
             runs = []
-            while not runs or runs[-1][1] < len(compute.sweep_cells(0)):
+            calls = compute.sweep_calls(task, optimizer, 0)
+            while not runs or runs[-1][1] < len(calls):
                 start = time.perf_counter()
-                done = compute.advance_sweep(task, optimizer, 0, SWEEP_SLICE)
+                done = advance(calls, SLICE)
                 runs.append((time.perf_counter() - start, done))
             longest = max(seconds for seconds, _ in runs)
             print(f"{task} | {optimizer} | {whole:.2f} | {len(runs)} | {longest:.2f}")

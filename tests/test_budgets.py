@@ -166,7 +166,7 @@ def test_all_caches_together_are_bounded():
     for body in sorted((ROOT / "ui").glob("*/body.py")):  # importing a page declares its caches
         importlib.import_module(f"ui.{body.parent.name}.body")
     assert compute_lab.cache in cache.CACHES
-    assert {"train_pair", "compute_variants", "compute"} <= {c.name for c in cache.CACHES}
+    assert {"train_run", "compute_variants", "compute"} <= {c.name for c in cache.CACHES}
     assert cache.budget_bytes() <= ALL_CACHES_MB * MB
 
 

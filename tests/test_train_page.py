@@ -13,6 +13,7 @@ from conftest import chart_keys, decode, figure, markdown_texts, open_app
 from numpy.testing import assert_allclose
 
 import ui.train  # noqa: F401  (registers the page's strings)
+from ui.kit.cache import advance
 from ui.train import compute
 from ui.train.settings import D_PRESETS, STEPS_MAX
 from viz_core import NEVER, SEED_MAX, Sweep, steps_to_accuracy, train_head
@@ -316,27 +317,31 @@ def test_the_heaviest_link_sends_under_500_kb_of_figures():
 def test_the_sweep_advances_a_cell_at_a_time_when_asked_for_little_time():
     """Each call sweeps at least one cell and stops once its time is up, so a script run that
     calls it stays short; the cells assembled equal the sweep made in one go."""
-    seed, cells = 5, len(compute.sweep_cells(5))
-    assert cells == 12
-    progress = [compute.advance_sweep("max", "sgd", seed, seconds=0.0) for _ in range(cells)]
-    assert progress == list(range(1, cells + 1))
-    assert compute.advance_sweep("max", "sgd", seed, seconds=0.0) == cells  # nothing left
+    calls = compute.sweep_calls("max", "sgd", 5)
+    assert len(calls) == 12
+    progress = [advance(calls, seconds=0.0) for _ in range(len(calls))]
+    assert progress == list(range(1, len(calls) + 1))
+    assert advance(calls, seconds=0.0) == len(calls)  # nothing left
     whole = steps_to_accuracy("max", "sgd", (16, 64, 256, 1024), (5, 6, 7), 0.9, 300, 10)
-    assembled = compute.sweep(task="max", optimizer="sgd", seed=seed)
+    assembled = compute.sweep(task="max", optimizer="sgd", seed=5)
     assert (assembled.scaled == whole.scaled).all() and (assembled.unscaled == whole.unscaled).all()
     assert (assembled.score_std_unscaled == whole.score_std_unscaled).all()
 
 
-def test_a_sweep_spread_over_script_runs_shows_its_progress_then_its_result(monkeypatch):
-    """With one cell per run the page reruns itself until every cell is swept, then shows the
-    chart; nothing of the sweep is left computing."""
+def test_work_spread_over_script_runs_ends_in_the_result(monkeypatch):
+    """With one cached call per script run the page reruns itself until the pair is trained
+    and every sweep cell swept, then shows them: nothing is left computing, nothing missing."""
     import ui.train.body as body
 
-    monkeypatch.setattr(body, "SWEEP_SLICE", 0.0)
+    monkeypatch.setattr(body, "SLICE", 0.0)
+    runs = []
+    render = body.render
+    monkeypatch.setattr(body, "render", lambda: runs.append(1) or render())
     at = open_app("train", lang="en", task="max", steps="50", seed="9")
+    assert len(runs) == 2  # the scaled run, then (rerun) the unscaled one
+    assert {"loss_curves", "learned_weights"} <= set(chart_keys(at))
+    assert all(call.kept(**kwargs) for call, kwargs in compute.pair_calls("max", 64, 50, "sgd", 9))
     at.button(key="tr_sweep").click().run()
+    assert len(runs) == 2 + 12  # a cell per run (the last one then shows the sweep)
     assert "sweep_steps" in chart_keys(at)
-    assert all(
-        compute.sweep_cell.kept(task="max", optimizer="sgd", d_k=d_k, seed=s)
-        for d_k, s in compute.sweep_cells(9)
-    )
+    assert all(call.kept(**kwargs) for call, kwargs in compute.sweep_calls("max", "sgd", 9))

@@ -8,8 +8,9 @@ dataclasses of read-only arrays), since every session gets the same object.
 
 import dataclasses
 import threading
+import time
 from collections import OrderedDict
-from collections.abc import Callable, Hashable, Iterator
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, ParamSpec, TypeVar
 
@@ -182,6 +183,25 @@ def shared(max_mb: int) -> Callable[[Callable[P, R]], Callable[P, R]]:
         return cached
 
     return wrap
+
+
+def advance(calls: Sequence[tuple[Callable[..., Any], dict[str, Any]]], seconds: float) -> int:
+    """Make cached ``calls`` (a ``@shared`` function and its keyword arguments) in order until
+    ``seconds`` have passed, at least one not yet kept per call; how many are kept now.
+
+    Work too long for one script run is spread over several: a page calls this once per run and
+    reruns itself while work is left, so that each run stays within the time budget and other
+    sessions get their turn in between.
+    """
+    started, made = time.perf_counter(), False
+    for done, (function, kwargs) in enumerate(calls):
+        if function.kept(**kwargs):  # type: ignore[attr-defined]
+            continue
+        if made and time.perf_counter() - started > seconds:
+            return done
+        function(**kwargs)
+        made = True
+    return len(calls)
 
 
 def budget_bytes() -> int:

@@ -9,6 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from ui.kit import state
+from ui.kit.cache import advance
 from ui.kit.display import chart, number_input, radio, safe_text
 from ui.kit.text import t
 from ui.train import compute, figures
@@ -17,8 +18,9 @@ from ui.train.settings import D_PRESETS, TrainParams
 from viz_core import NEVER, Sweep
 
 SWEEPS = "_train_sweeps"  # session state: the (task, optimizer, seed) whose sweep was asked for
-# Seconds of sweeping per script run: a cell takes up to 0.4 s more, so a run stays within 1 s.
-SWEEP_SLICE = 0.3
+# Seconds of training per script run before the page reruns itself for the rest: one run of
+# the pair, or a sweep cell, takes up to 0.5 s more, so that a script run stays within 1 s.
+SLICE = 0.3
 
 
 def _set_d(d: int) -> None:
@@ -82,15 +84,17 @@ def progress_bar(text: str) -> Iterator[None]:
 
 
 def trained(params: TrainParams, lang: str) -> TrainPair:
-    """The page's one core call: both runs of this setting, shared by every session."""
+    """The page's one core call: both runs of this setting, shared by every session. A run not
+    kept yet is trained in a script run of its own (the page reruns itself for the second), so
+    that no run of the script takes much longer than SLICE."""
+    setting = {"task": params.task, "d": params.d, "steps": params.steps}
+    setting |= {"optimizer": params.optimizer, "seed": params.seed}
+    calls = compute.pair_calls(**setting)
     with progress_bar(t("tr_training", lang)):
-        return train_pair(
-            task=params.task,
-            d=params.d,
-            steps=params.steps,
-            optimizer=params.optimizer,
-            seed=params.seed,
-        )
+        done = advance(calls, SLICE)
+    if done < len(calls):
+        st.rerun()
+    return train_pair(**setting)
 
 
 def callout(title: str, sentences: list[str], lang: str) -> None:
@@ -200,11 +204,11 @@ def sweep_section(params: TrainParams, lang: str) -> None:
     if key not in st.session_state.get(SWEEPS, frozenset()):
         st.button(t("tr_sweep_button", lang), key="tr_sweep", on_click=_ask_sweep, args=(key,))
         return
-    cells = len(compute.sweep_cells(params.seed))
-    done = compute.advance_sweep(params.task, params.optimizer, params.seed, SWEEP_SLICE)
-    if done < cells:
+    calls = compute.sweep_calls(params.task, params.optimizer, params.seed)
+    done = advance(calls, SLICE)
+    if done < len(calls):
         # A few cells per run, then the next run: the bar moves, and every run stays short.
-        st.progress(done / cells, text=t("tr_sweep_running", lang, done=done, runs=cells))
+        st.progress(done / len(calls), text=t("tr_sweep_running", lang, done=done, runs=len(calls)))
         st.rerun()
     result = compute.sweep(task=params.task, optimizer=params.optimizer, seed=params.seed)
     callout(t("tr_verdict_title", lang), compute.sweep_summary(result, lang), lang)

@@ -4,11 +4,11 @@ Pure Python and numpy (no ``st.*``): the verdicts are functions of the runs, tes
 """
 
 import math
-import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -27,6 +27,7 @@ from viz_core import (
 from viz_core.train import MAX_CHECKPOINTS, SWEEP_D_KS, N, targets_for
 
 Report = Callable[[float], None] | None
+Call = tuple[Callable[..., Any], dict[str, Any]]  # a cached function and its keyword arguments
 TARGET = 0.9  # the accuracy both runs race to
 AS_WELL = 1.5  # unscaled needing at most 1.5× the scaled steps counts as learning as well
 SWEEP_SEEDS = 3  # the page's seed and the next two
@@ -85,15 +86,28 @@ def initial_softmax(task: str, d: int, seed: int) -> tuple[tuple[float, float], 
 
 
 @shared(max_mb=16)
-def train_pair(task: str, d: int, steps: int, optimizer: str, seed: int) -> TrainPair:
-    """Both runs of a setting, shared by every session: a class on one link trains once."""
+def train_run(task: str, d: int, steps: int, optimizer: str, seed: int, scale: bool) -> TrainRun:
+    """One of a setting's two runs, shared by every session: a class on one link trains once."""
+    report = _part(0.0 if scale else 0.5, 0.5)
     checkpoints = checkpoints_for(steps)
-    runs = [
-        train_head(task, d, scale, seed, steps, optimizer, checkpoints=checkpoints, progress=report)
-        for scale, report in [(True, _part(0, 0.5)), (False, _part(0.5, 0.5))]
-    ]
+    return train_head(
+        task, d, scale, seed, steps, optimizer, checkpoints=checkpoints, progress=report
+    )
+
+
+def pair_calls(task: str, d: int, steps: int, optimizer: str, seed: int) -> list[Call]:
+    """The two runs of a setting as cached calls, scaled first: what ``advance`` takes."""
+    setting = {"task": task, "d": d, "steps": steps, "optimizer": optimizer, "seed": seed}
+    return [(train_run, {**setting, "scale": scale}) for scale in (True, False)]
+
+
+def train_pair(task: str, d: int, steps: int, optimizer: str, seed: int) -> TrainPair:
+    """Both runs of a setting (trained now where not kept yet), and the softmax before them."""
+    scaled, unscaled = (
+        call(**kwargs) for call, kwargs in pair_calls(task, d, steps, optimizer, seed)
+    )
     peak, one_hot = initial_softmax(task, d, seed)
-    return TrainPair(runs[0], runs[1], initial_peak=peak, initial_one_hot=one_hot)
+    return TrainPair(scaled, unscaled, initial_peak=peak, initial_one_hot=one_hot)
 
 
 def sweep_seeds(seed: int) -> tuple[int, ...]:
@@ -115,29 +129,18 @@ def sweep_cell(task: str, optimizer: str, d_k: int, seed: int) -> Sweep:
     )
 
 
-def sweep_cells(seed: int) -> list[tuple[int, int]]:
-    """Every (d_k, seed) of the sweep, in the order they are swept."""
-    return [(d_k, s) for d_k in SWEEP_D_KS for s in sweep_seeds(seed)]
-
-
-def advance_sweep(task: str, optimizer: str, seed: int, seconds: float) -> int:
-    """Sweep cells not yet kept until ``seconds`` have passed; how many are kept now. A page
-    calls this once per script run, so that no run takes much longer than ``seconds``."""
-    started, swept = time.perf_counter(), False
-    for done, (d_k, s) in enumerate(sweep_cells(seed)):
-        if sweep_cell.kept(task=task, optimizer=optimizer, d_k=d_k, seed=s):  # type: ignore[attr-defined]
-            continue
-        if swept and time.perf_counter() - started > seconds:
-            return done
-        sweep_cell(task=task, optimizer=optimizer, d_k=d_k, seed=s)
-        swept = True  # at least one cell per call, however small ``seconds``: always progress
-    return len(sweep_cells(seed))
+def sweep_calls(task: str, optimizer: str, seed: int) -> list[Call]:
+    """Every (d_k, seed) of the sweep as a cached call, in the order they are swept."""
+    cells = [(d_k, s) for d_k in SWEEP_D_KS for s in sweep_seeds(seed)]
+    return [
+        (sweep_cell, {"task": task, "optimizer": optimizer, "d_k": d, "seed": s}) for d, s in cells
+    ]
 
 
 @shared(max_mb=1)
 def sweep(task: str, optimizer: str, seed: int) -> Sweep:
     """Steps to 90 % for d_k = 16 … 1024 and three seeds, scaled and unscaled, from its cells
-    (swept now where ``advance_sweep`` has not swept them yet)."""
+    (swept now where ``advance`` has not swept them yet)."""
 
     def cell(d_k: int, s: int) -> tuple[list[int], list[float]]:
         one = sweep_cell(task=task, optimizer=optimizer, d_k=d_k, seed=s)

@@ -7,6 +7,7 @@ from ui.kit.settings import LANGS
 from ui.kit.text import t
 
 memory.tune()  # before the first large allocation of a run
+state.begin_run()
 link_notes = state.init_lang() + state.init_present()
 st.set_page_config(
     page_title="注意力实验室 · Attention Lab",

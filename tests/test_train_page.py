@@ -137,8 +137,12 @@ def test_a_hostile_link_value_is_replaced_with_a_note(key, value, used):
             assert piece not in text
 
 
-def test_the_labs_wider_d_is_fitted_not_crashed():
-    """The lab allows d up to 8192 and shares the widget key d: here it becomes 1024, noted."""
+def test_the_labs_wider_d_is_fitted_not_crashed(monkeypatch):
+    """The lab allows d up to 8192 and shares the widget key d: here it becomes 1024, noted;
+    the note stays when the page reruns itself to train its second run."""
+    import ui.train.body as body
+
+    monkeypatch.setattr(body, "SLICE", 0.0)  # surely one script run per training run
     at = open_app("lab", lang="en", d="1536")
     at.switch_page("ui/train/page.py").run()
     assert not at.exception

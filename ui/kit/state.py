@@ -117,8 +117,24 @@ def publish(params: dict[str, str]) -> dict[str, str]:
     return wanted
 
 
+SHOWN, PENDING = "_notes_shown", "_notes_pending"  # notes of this run; of a run that reran
+
+
+def begin_run() -> None:
+    """The start of every script run: no note shown yet."""
+    st.session_state[SHOWN] = []
+
+
+def rerun() -> None:
+    """Rerun the script at once to go on with work spread over runs (training, a sweep); the
+    notes this run showed are shown again by the next, which the user sees in its place."""
+    st.session_state[PENDING] = st.session_state.get(SHOWN, [])
+    st.rerun()
+
+
 def show_notes(notes: list[Note]) -> None:
     """Tell the user which link values were replaced (no user text is echoed)."""
+    st.session_state[SHOWN] = [*st.session_state.get(SHOWN, []), *notes]
     for note in notes:
         if note.carried:
             st.info(t("note_carried", lang(), key=note.key, used=note.used), icon="🔧")
@@ -133,7 +149,8 @@ def open_page(title: str, intro: str, *settings: type[Settings]) -> str:
 
     Returns the language of this run.
     """
-    notes = [note for page in settings for note in restore(page)]
+    notes = st.session_state.pop(PENDING, [])
+    notes += [note for page in settings for note in restore(page)]
     language = lang()
     st.title(t(title, language))
     # On a projector the first screen is the figure's: the intro waits in the sidebar.

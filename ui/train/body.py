@@ -93,7 +93,7 @@ def trained(params: TrainParams, lang: str) -> TrainPair:
     with progress_bar(t("tr_training", lang)):
         done = advance(calls, SLICE)
     if done < len(calls):
-        st.rerun()
+        state.rerun()
     return train_pair(**setting)
 
 
@@ -209,7 +209,7 @@ def sweep_section(params: TrainParams, lang: str) -> None:
     if done < len(calls):
         # A few cells per run, then the next run: the bar moves, and every run stays short.
         st.progress(done / len(calls), text=t("tr_sweep_running", lang, done=done, runs=len(calls)))
-        st.rerun()
+        state.rerun()
     result = compute.sweep(task=params.task, optimizer=params.optimizer, seed=params.seed)
     callout(t("tr_verdict_title", lang), compute.sweep_summary(result, lang), lang)
     chart(figures.sweep_steps(result, lang=lang, large=state.present()), "sweep_steps")

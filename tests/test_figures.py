@@ -158,3 +158,41 @@ def test_small_multiples_have_one_panel_per_row():
     for i, trace in enumerate(fig.data):
         assert_array_equal(trace.y, weights[i])
     assert math.isclose(sum(fig.data[0].y), 1.0)
+
+
+SENT_PAGES = [
+    ("lab", {"stage": "all", "heads": "4", "d": "64", "mask": "causal"}),
+    ("lab", {"stage": "output", "source": "embedding"}),
+    ("lab", {"text": "".join(chr(0x4E00 + 7 * i) for i in range(40)), "mask": "padding"}),
+    ("softmax", {}),
+    ("scaling", {}),
+    ("steps", {"step": "4"}),
+    ("train", {"steps": "50"}),
+    ("kernel", {"section": "flash"}),
+    ("variants", {"variant": "gqa"}),
+]
+
+
+@pytest.mark.parametrize(("page", "query"), SENT_PAGES)
+def test_every_chart_is_sent_exactly_as_plotly_would_send_it(page, query, monkeypatch):
+    """The app's figures convert themselves for sending without Plotly's copies and checks;
+    the JSON must be byte for byte what Plotly's own to_dict gives, for every chart drawn."""
+    import plotly.graph_objects as go
+    import plotly.io as pio
+    import streamlit as st
+    from conftest import open_app
+
+    sent = []
+    real = st.plotly_chart
+
+    def record(fig, *args, **kwargs):
+        sent.append(fig)
+        return real(fig, *args, **kwargs)
+
+    monkeypatch.setattr(st, "plotly_chart", record)
+    open_app(page, lang="en", **query)
+    assert sent
+    for fig in sent:
+        ours = pio.to_json(fig.to_dict(), validate=False)
+        plotly = pio.to_json(go.Figure.to_dict(fig), validate=False)
+        assert ours == plotly

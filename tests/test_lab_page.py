@@ -386,9 +386,28 @@ def test_one_head_has_no_grid():
     assert "heads_grid" not in chart_keys(open_page())
 
 
+def show_model(at):
+    """Switch on the sidebar's heads, source and temperature controls."""
+    return at.toggle(key="show_model").set_value(True).run()
+
+
+def test_model_controls_are_closed_on_the_first_lesson_and_open_for_a_link_that_sets_one():
+    """Default settings: one switch instead of eight widgets; a link with heads opens it; closed
+    again, the values stay (the heads grid is still drawn)."""
+    at = open_page()
+    assert not at.toggle(key="show_model").value
+    assert not [w for w in at.selectbox if w.key in ("heads", "head")]
+    at = open_page(d="768", heads="12")
+    assert at.toggle(key="show_model").value and at.selectbox(key="heads").value == 12
+    at.toggle(key="show_model").set_value(False).run()
+    assert at.query_params["heads"] == "12" and "heads_grid" in chart_keys(at)
+    at.number_input(key="d").set_value(100).run()  # 12 does not divide 100: reset, closed or not
+    assert at.query_params.get("heads", "1") == "1" and "heads_grid" not in chart_keys(at)
+
+
 def test_heads_preset_sets_d_and_heads():
     """The '1,536 × 16' preset gives 16 heads of 96."""
-    at = open_page()
+    at = show_model(open_page())
     at.button(key="heads_preset_1536").click().run()
     assert at.query_params["d"] == "1536" and at.query_params["heads"] == "16"
     assert len(heatmaps(at, "heads_grid")) == 16
@@ -427,6 +446,7 @@ def test_temperature_from_the_url_and_the_widget():
     """temperature=0.5 sharpens exactly as the core says; the widget changes it too."""
     at = open_page(temperature="0.5")
     assert_array_equal(heatmap_z(at), run_lab("我喜欢人工智能", temperature=0.5).steps.weights)
+    at = show_model(at)  # open already: the link set the temperature
     at.number_input(key="temperature").set_value(4.0).run()
     assert_array_equal(heatmap_z(at), run_lab("我喜欢人工智能", temperature=4.0).steps.weights)
     assert at.query_params["temperature"] == "4"
@@ -434,7 +454,7 @@ def test_temperature_from_the_url_and_the_widget():
 
 def test_source_widget_switches_to_embeddings():
     """Choosing embeddings in the sidebar changes the numbers to the embedding source's."""
-    at = open_page()
+    at = show_model(open_page())
     at.radio(key="source").set_value("embedding").run()
     assert_array_equal(heatmap_z(at), run_lab("我喜欢人工智能", source="embedding").steps.weights)
     assert at.query_params["source"] == "embedding"
@@ -585,12 +605,13 @@ def test_the_row_panel_gives_max_weight_entropy_and_gradient_scaled_and_unscaled
     tokens = ["[CLS]", *"我喜欢人工智能", "[SEP]"]
     q, k, _ = make_qkv(tokens, d=6144, seed=0)
     scores = q[2] @ k.T
-    table = at.table[0].value
+    table = next(m.value for m in at.markdown if "largest weight" in m.value)
+    cells = [line.split("|")[2:4] for line in table.splitlines()[2:]]  # after head and rule
     for column, divisor in [(0, math.sqrt(6144)), (1, 1.0)]:
         e = np.exp(scores / divisor - (scores / divisor).max())
         p = e / e.sum()
         jacobian = np.diag(p) - np.outer(p, p)
         entropy = -(p[p > 0] * np.log(p[p > 0])).sum()
         expected = [f"{p.max():.3f}", f"{entropy:.3f}", f"{np.linalg.norm(jacobian):.3f}"]
-        assert list(table.iloc[:, column]) == expected
+        assert [row[column].strip() for row in cells] == expected
     assert any("nearly one-hot" in text for text in shown_texts(at))

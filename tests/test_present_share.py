@@ -102,8 +102,10 @@ def test_zip_holds_the_settings_and_every_matrix():
 
 
 def test_lab_offers_both_downloads():
-    """A CSV of the chosen matrix and the zip of everything."""
+    """A CSV of the chosen matrix and the zip of everything, behind one switch."""
     at = open_app()
+    assert not at.get("download_button")  # closed: no widgets to send on every rerun
+    at.toggle(key="show_downloads").set_value(True).run()
     keys = {button.proto.id.rsplit("-", 1)[-1] for button in at.get("download_button")}
     assert {"download_csv", "download_zip"} <= keys
 

@@ -6,6 +6,7 @@ The lab's figures are built from plain dicts without Plotly's property validatio
 ten times more than everything else in a rerun; the tests check what the builders produce.
 """
 
+import base64
 import html
 import math
 import unicodedata
@@ -39,13 +40,68 @@ CONFIG = {
 Trace = dict[str, Any]
 
 
+class Figure(go.Figure):
+    """A ``go.Figure`` that converts itself for sending without Plotly's deep copy and its
+    per-array checks for data-frame libraries (together most of a lab rerun's time): builders
+    make a new figure for every rerun and nothing changes one once built, so the containers are
+    copied, numeric arrays become Plotly's typed arrays directly, and the rest is shared. The
+    JSON is the same as Plotly's own (a test compares them).
+    """
+
+    def to_dict(self) -> dict[str, Any]:
+        sent: dict[str, Any] = {"data": _sendable(self._data), "layout": _sendable(self._layout)}
+        frames = [frame._props for frame in self._frame_objs]
+        if frames:
+            sent["frames"] = _sendable(frames)
+        return sent
+
+
+# Plotly's typed arrays (plotly.js reads them as binary), and the keys it never converts.
+TYPED = {"int8": "i1", "uint8": "u1", "int16": "i2", "uint16": "u2", "int32": "i4"}
+TYPED |= {"uint32": "u4", "float32": "f4", "float64": "f8"}
+UNTYPED_KEYS = frozenset({"geojson", "layer", "layers", "range"})
+
+
+def _sendable(value: Any) -> Any:
+    """Dicts and lists copied all the way down, numeric arrays typed, everything else shared."""
+    if isinstance(value, dict):
+        return {k: v if k in UNTYPED_KEYS else _sendable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [
+            _sendable(v) if isinstance(v, dict | list | tuple | np.ndarray) else v for v in value
+        ]
+    if isinstance(value, np.ndarray):
+        return _typed(value)
+    return value
+
+
+def _typed(array: npt.NDArray[Any]) -> Any:
+    """A numeric array as Plotly's typed array spec, as ``to_typed_array_spec`` makes it (64-bit
+    integers narrowed to the smallest type that holds them); other arrays as they are."""
+    if array.size and array.dtype.kind in "iu" and array.dtype.itemsize == 8:
+        for kind in (
+            ("int8", "int16", "int32") if array.dtype.kind == "i" else ("uint8", "uint16", "uint32")
+        ):
+            info = np.iinfo(kind)
+            if info.min <= array.min() and array.max() <= info.max:
+                array = array.astype(kind)
+                break
+    short = TYPED.get(str(array.dtype))
+    if short is None or array.size == 0:
+        return array
+    spec = {"dtype": short, "bdata": base64.b64encode(np.ascontiguousarray(array)).decode("ascii")}
+    if array.ndim > 1:
+        spec["shape"] = str(array.shape)[1:-1]
+    return spec
+
+
 def figure(
     data: list[Trace], layout: dict[str, Any], frames: list[dict[str, Any]] | None = None
-) -> go.Figure:
+) -> Figure:
     """A figure from plain dicts (and animation frames), skipping Plotly's validation (the slow
     part of a rerun)."""
     layout = {"font": FONT, "template": {}, **layout}
-    return go.Figure(data=data, layout=layout, frames=frames, _validate=False)
+    return Figure(data=data, layout=layout, frames=frames, _validate=False)
 
 
 def grid(
@@ -192,7 +248,8 @@ def cells(
     room = MAIN_WIDTH[large] * share - frame
     size = int(min(room / max(m, 1), MAX_CELL[large], MAX_HEIGHT[large] / max(n, 1)))
     size = max(size, 10)
-    widest = max((text_width(text, font) for row in texts for text in row), default=0)
+    numbers = {text for row in texts for text in row}  # each distinct number measured once
+    widest = max((text_width(text, font) for text in numbers), default=0)
     show_text = widest + 4 <= size and font + 4 <= size  # a gap between neighbours' numbers
     label = max((text_width(text, font) for text in cols), default=0)
     return Cells(size, font, show_text, 0 if label + 2 <= size else -90)
@@ -228,7 +285,8 @@ def matrix_heatmap(
     own_hover = {"customdata": hover, "hovertemplate": hovertemplate, "hoverongaps": True}
     heatmap = _heatmap(z, masked, kind, {"hoverinfo": "skip"} if clickable else own_hover)
     if geometry.show_text:
-        heatmap |= {"text": texts, "texttemplate": "%{text}", "textfont": {"size": geometry.font}}
+        numbers = np.array(texts).reshape(z.shape)  # an array: copied in one step (see _hover)
+        heatmap |= {"text": numbers, "texttemplate": "%{text}", "textfont": {"size": geometry.font}}
     click = _click_layer(hover, hovertemplate, geometry.size)
     traces = [heatmap, click] if clickable else [heatmap]
     layout = _matrix_layout(rows, cols, geometry, _shapes(masked, selected_row))
@@ -292,17 +350,20 @@ def _hover(
     cols: list[str],
     axes: tuple[str, str],
     masked_word: str,
-) -> tuple[list[list[list[str]]], str]:
-    """Per cell: its row, its column and its value (or "masked"); and the template showing them
-    under the axes' own names."""
+) -> tuple[npt.NDArray[np.str_], str]:
+    """Per cell: its row, its column and its value (or "masked"), (n, m, 3); and the template
+    showing them under the axes' own names. A string array, not nested lists: Plotly copies a
+    figure's data twice per rerun, an array in one step, a list of lists item by item."""
     n, m = z.shape
-    hover = [
+    hover = np.array(
         [
-            [rows[i], cols[j], masked_word if masked[i, j] else format_value(float(z[i, j]))]
-            for j in range(m)
+            [
+                [rows[i], cols[j], masked_word if masked[i, j] else format_value(float(z[i, j]))]
+                for j in range(m)
+            ]
+            for i in range(n)
         ]
-        for i in range(n)
-    ]
+    ).reshape(n, m, 3)
     hovertemplate = (
         f"{escape(axes[0])}: %{{customdata[0]}}<br>{escape(axes[1])}: %{{customdata[1]}}<br>"
         "= %{customdata[2]}<extra></extra>"
@@ -310,9 +371,9 @@ def _hover(
     return hover, hovertemplate
 
 
-def _click_layer(hover: list[list[list[str]]], hovertemplate: str, size: int) -> Trace:
+def _click_layer(hover: npt.NDArray[np.str_], hovertemplate: str, size: int) -> Trace:
     """A nearly transparent square over every cell centre: clicks on it report (x, y)."""
-    n, m = len(hover), len(hover[0]) if hover else 0
+    n, m = hover.shape[:2]
     grid_y, grid_x = np.mgrid[0:n, 0:m]
     return {
         "type": "scatter",
@@ -322,7 +383,7 @@ def _click_layer(hover: list[list[list[str]]], hovertemplate: str, size: int) ->
         "marker": {"symbol": "square", "size": size, "opacity": 0.01, "color": "#000"},
         "selected": {"marker": {"opacity": 0.01}},
         "unselected": {"marker": {"opacity": 0.01}},
-        "customdata": [cell for row in hover for cell in row],
+        "customdata": hover.reshape(n * m, 3),
         "showlegend": False,
         "hovertemplate": hovertemplate,
     }

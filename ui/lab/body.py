@@ -183,8 +183,9 @@ def number_strip(result: LabResult, lang: str) -> None:
         ),
         ("stat_std_scaled", f"{result.std_scaled:.2f}", t("stat_std_scaled_vs", lang)),
     ]
-    for cell, (label, value, beside) in zip(st.columns(4), metrics, strict=False):
-        cell.metric(t(label, lang), value, beside, delta_color="off", delta_arrow="off")
+    with st.container(horizontal=True, gap="large"):
+        for label, value, beside in metrics:
+            st.metric(t(label, lang), value, beside, delta_color="off", delta_arrow="off")
     st.caption(
         f"{t('stat_row_sum', lang)}: {t('stat_row_sum_ok', lang)} "
         f"(max |Σ − 1| = {format_small(result.row_sum_error)}). {t('stats_why', lang)}"
@@ -225,16 +226,19 @@ def downloads(result: LabResult, params: LabParams, lang: str) -> None:
     The server keeps each button's function until the session ends: they hold the settings and
     fetch the result when pressed, so that a closed tab does not pin a large result.
     """
-    st.subheader(t("downloads_title", lang))
+    # A switch, not a heading: closed, the downloads cost no widgets on every rerun.
+    if not st.toggle(t("downloads_title", lang), key="show_downloads"):
+        return
     shown = [name for name in every_matrix(result) if f"matrix_{name}" in STRINGS]
-    left, right = st.columns([2, 1], vertical_alignment="bottom")
-    choice = left.selectbox(
+    row = st.container(horizontal=True, vertical_alignment="bottom")
+    choice = row.selectbox(
         t("download_pick", lang),
         shown,
         key="download_matrix",
         format_func=lambda name: t(f"matrix_{name}", lang),
+        width=360,
     )
-    right.download_button(
+    row.download_button(
         t("download_button", lang),
         data=partial(one_csv, params, choice),
         file_name=f"{choice}.csv",
@@ -242,7 +246,7 @@ def downloads(result: LabResult, params: LabParams, lang: str) -> None:
         key="download_csv",
         on_click="ignore",
     )
-    st.download_button(
+    row.download_button(
         t("download_zip", lang),
         data=partial(everything_zip, params, state.full_query(params.to_query())),
         file_name="attention-lab.zip",

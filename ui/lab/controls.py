@@ -53,7 +53,7 @@ def teacher_controls(lang: str, where: DeltaGenerator, compact: bool = False) ->
     with d_box:
         number_input(LabParams, "d", lang, "d_short" if compact else "d", step=1)
     with presets:
-        d_presets(lang, compact)
+        d_presets(lang)
     with scale:
         label = t("scale_label_short" if compact else "scale_label", lang)
         st.toggle(label, key="scale", help=t("scale_help", lang))
@@ -64,20 +64,19 @@ def teacher_controls(lang: str, where: DeltaGenerator, compact: bool = False) ->
             radio(LabParams, "mask", lang, "mask")
 
 
-def d_presets(lang: str, compact: bool = False) -> None:
-    """One button per preset d; the current one is highlighted."""
+def d_presets(lang: str) -> None:
+    """One button per preset d, in one row that wraps; the current one is highlighted."""
     st.caption(t("presets_label", lang))
-    chunks = [PRESETS] if compact else [PRESETS[:3], PRESETS[3:]]
-    for chunk in chunks:
-        columns = st.columns(len(chunk) if compact else 3, gap="small")
-        for column, preset in zip(columns, chunk, strict=False):
-            column.button(
+    # One flex row instead of a grid of columns: five buttons, one block (each block is an
+    # element every rerun sends and the browser lays out).
+    with st.container(horizontal=True, gap="small"):
+        for preset in PRESETS:
+            st.button(
                 f"{preset:,}",
                 key=f"preset_{preset}",
                 help=t(f"preset_{preset}", lang),
                 on_click=_set,
                 args=("d", preset),
-                width="stretch",
                 type="primary" if st.session_state.d == preset else "secondary",
             )
 
@@ -87,9 +86,19 @@ def stage_picker(lang: str) -> str:
     return picker(LabParams, "stage", lang, "stage")
 
 
+MODEL_KEYS = ("heads", "head", "source", "position", "temperature")
+
+
 def model_controls(lang: str) -> None:
-    """Heads, where Q/K/V come from, and the temperature."""
-    st.header(t("model_header", lang))
+    """Heads, where Q/K/V come from, and the temperature, behind a switch: open when any of them
+    differs from its default (a link that sets one opens it), closed for the first lesson.
+    Closed, they keep their values (restored from the page's last run) and cost no widgets."""
+    fit_heads(lang)
+    defaults = LabParams()
+    changed = any(st.session_state[key] != getattr(defaults, key) for key in MODEL_KEYS)
+    st.session_state.setdefault("show_model", changed)
+    if not st.toggle(t("model_header", lang), key="show_model", help=t("model_help", lang)):
+        return
     heads_controls(lang)
     radio(LabParams, "source", lang, "source")
     st.toggle(
@@ -101,15 +110,21 @@ def model_controls(lang: str) -> None:
     number_input(LabParams, "temperature", lang, "temperature", step=0.05, format="%.2f")
 
 
-def heads_controls(lang: str) -> None:
-    """The number of heads (divisors of d only), the head shown, and two model presets."""
+def fit_heads(lang: str) -> None:
+    """Heads must divide d, and the head shown must exist: after d changed, say what was reset
+    (shown or not, the heads setting must fit)."""
     session = st.session_state
-    options = head_choices(int(session.d))
-    if int(session.heads) not in options:
+    if int(session.heads) not in head_choices(int(session.d)):
         st.caption(t("heads_reset", lang, heads=session.heads, d=session.d))
         session.heads = 1
     if int(session.head) >= int(session.heads):
         session.head = 0
+
+
+def heads_controls(lang: str) -> None:
+    """The number of heads (divisors of d only), the head shown, and two model presets."""
+    session = st.session_state
+    options = head_choices(int(session.d))
     st.selectbox(t("heads_label", lang), options, key="heads", help=t("heads_help", lang))
     st.selectbox(
         t("head_label", lang),
@@ -118,12 +133,12 @@ def heads_controls(lang: str) -> None:
         help=t("head_help", lang),
         disabled=int(session.heads) == 1,
     )
-    for column, (d, heads) in zip(st.columns(2), HEADS_PRESETS, strict=True):
-        column.button(
-            f"{d:,} × {heads}",
-            key=f"heads_preset_{d}",
-            help=t(f"heads_preset_{d}", lang),
-            on_click=_set_model,
-            args=(d, heads),
-            width="stretch",
-        )
+    with st.container(horizontal=True, gap="small"):
+        for d, heads in HEADS_PRESETS:
+            st.button(
+                f"{d:,} × {heads}",
+                key=f"heads_preset_{d}",
+                help=t(f"heads_preset_{d}", lang),
+                on_click=_set_model,
+                args=(d, heads),
+            )

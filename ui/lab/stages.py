@@ -7,7 +7,6 @@ from the previous stage (computed), and one large heatmap keyed ``<stage>_heatma
 import math
 from collections.abc import Callable
 
-import pandas as pd
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
@@ -181,17 +180,22 @@ def row_panel(result: LabResult, row: int, lang: str) -> None:
         "entropy": (float(on.entropy[row]), float(off.entropy[row])),
         "gradient": (float(jacobian_norm(scaled)), float(jacobian_norm(unscaled))),
     }
-    columns = [t("trace_scaled", lang), t("trace_unscaled", lang)]
-    table = pd.DataFrame(
-        [[f"{on:.3f}", f"{off:.3f}"] for on, off in numbers.values()],
-        index=[t(f"row_{name}", lang) for name in numbers],
-        columns=columns,
-    )
-    st.table(table)
+    st.markdown(row_table(numbers, lang))
     verdict = row_verdict(*numbers["max"], *numbers["gradient"])
     safe_text(t(verdict, lang, **row_words(numbers, lang)))
     if verdict == "row_verdict_saturated":
         train_link(lang)
+
+
+def row_table(numbers: dict[str, tuple[float, float]], lang: str) -> str:
+    """The row's numbers as a Markdown table: our labels and numbers only, never user text
+    (a table element costs a dataframe's serialisation on every rerun)."""
+    head = f"| | {t('trace_scaled', lang)} | {t('trace_unscaled', lang)} |\n|:--|--:|--:|\n"
+    rows = [
+        f"| {t(f'row_{name}', lang)} | {on:.3f} | {off:.3f} |"
+        for name, (on, off) in numbers.items()
+    ]
+    return head + "\n".join(rows)
 
 
 def row_words(numbers: dict[str, tuple[float, float]], lang: str) -> dict[str, str]:

@@ -20,6 +20,7 @@ import argparse
 import statistics
 import threading
 import time
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from urllib.parse import urlencode
 
@@ -241,33 +242,51 @@ SESSION_TTL = 10  # s; Streamlit's default keeps a closed tab's session 120 s fo
 MIN_THROUGHPUT = 0.5  # the lab's runs per second, at least this share of the yardstick's
 
 
-def measure(app: str, sessions: int, changes: int) -> dict[str, float]:
-    """Two waves against a fresh server; memory before, and after each wave once its sessions
+APPS = {"lab": "streamlit_app.py", "yardstick": "bench/yardstick.py"}
+
+
+def measure(sessions: int, changes: int) -> dict[str, dict[str, float]]:
+    """The lab and the yardstick, each on its own fresh server, two waves each, taken in turn
+    (lab, yardstick, lab, yardstick): this machine's speed drifts over minutes, and taking them
+    in turn spreads the drift over both. Memory before, and after each wave once its sessions
     have closed and outlived the server's disconnected-session TTL."""
     ttl = ("--server.disconnectedSessionTTL", str(SESSION_TTL))
-    with streamlit_server(app, *ttl) as (base, pid):
-        warm, _ = wave(base, 1, 1)  # imports and caches, as after the first visitor
+    with ExitStack() as stack:
+        servers = {
+            name: stack.enter_context(streamlit_server(app, *ttl)) for name, app in APPS.items()
+        }
+        waves: dict[str, list[tuple[list[Session], float]]] = {name: [] for name in APPS}
+        memory: dict[str, list[float]] = {name: [] for name in APPS}
+        for name, (base, _) in servers.items():
+            waves[name].append(wave(base, 1, 1))  # imports and caches, as after the first visitor
         time.sleep(SESSION_TTL + 5)
-        before = rss_mb(pid)
-        first, seconds = wave(base, sessions, changes)
-        time.sleep(SESSION_TTL + 5)
-        after_first = rss_mb(pid)
-        second, _ = wave(base, sessions, changes)
-        time.sleep(SESSION_TTL + 5)
-        after_second = rss_mb(pid)
-    latencies = sorted(x for s in first for x in s.latencies[1:])
-    opening = sorted(s.latencies[0] for s in first if s.latencies)
-    runs = sum(len(s.latencies) for s in first)
+        for name, (_, pid) in servers.items():
+            memory[name].append(rss_mb(pid))
+        for _ in range(2):
+            for name, (base, pid) in servers.items():
+                waves[name].append(wave(base, sessions, changes))
+                time.sleep(SESSION_TTL + 5)
+                memory[name].append(rss_mb(pid))
+    return {name: _row(waves[name], memory[name]) for name in APPS}
+
+
+def _row(waves: list[tuple[list[Session], float]], memory: list[float]) -> dict[str, float]:
+    """Failures over every wave; latency, runs per second and bytes over the two class waves."""
+    classes = [students for students, _ in waves[1:]]
+    everyone = [s for students in classes for s in students]
+    latencies = sorted(x for s in everyone for x in s.latencies[1:])
+    opening = sorted(s.latencies[0] for s in everyone if s.latencies)
+    runs = sum(len(s.latencies) for s in everyone)
     return {
-        "failures": sum(len(s.failures) for s in [*warm, *first, *second]),
+        "failures": sum(len(s.failures) for students, _ in waves for s in students),
         "open_p50": statistics.median(opening) if opening else float("nan"),
         "p50": statistics.median(latencies) if latencies else float("nan"),
         "p95": latencies[int(0.95 * (len(latencies) - 1))] if latencies else float("nan"),
-        "runs_per_s": runs / seconds,
-        "kb_per_run": statistics.median(x for s in first for x in s.received[1:]) / 1e3,
-        "rss_before": before,
-        "rss_wave1": after_first,
-        "rss_wave2": after_second,
+        "runs_per_s": runs / sum(seconds for _, seconds in waves[1:]),
+        "kb_per_run": statistics.median(x for s in everyone for x in s.received[1:]) / 1e3,
+        "rss_before": memory[0],
+        "rss_wave1": memory[1],
+        "rss_wave2": memory[2],
     }
 
 
@@ -283,11 +302,9 @@ def main() -> None:
         return
     args.sessions = args.sessions or 30
     args.changes = args.changes or 10
-    rows = {
-        "lab": measure("streamlit_app.py", args.sessions, args.changes),
-        "yardstick": measure("bench/yardstick.py", args.sessions, args.changes),
-    }
-    print(f"{args.sessions} sessions × {args.changes} changes each, two waves")
+    rows = measure(args.sessions, args.changes)
+    waves = "two waves each, lab and yardstick in turn"
+    print(f"{args.sessions} sessions × {args.changes} changes each, {waves}")
     header = [
         "page",
         "failures",

@@ -7,7 +7,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from ui.kit import state
-from ui.kit.figures import CONFIG
+from ui.kit.figures import CONFIG, Figure
 from ui.kit.settings import Settings
 from ui.kit.text import STRINGS, t
 from viz_core import is_special
@@ -34,7 +34,8 @@ def chart(fig: go.Figure, key: str, **kwargs: object) -> None:
         "toImageButtonOptions": {"format": "png", "scale": 2, "filename": key},
     }
     # A figure that sets its own width (square heatmap cells) keeps it; the others fill the column.
-    kwargs.setdefault("width", "content" if fig.layout.width else "stretch")
+    width = fig.fixed_width if isinstance(fig, Figure) else fig.layout.width
+    kwargs.setdefault("width", "content" if width else "stretch")
     st.plotly_chart(fig, key=key, config=config, alt=alt_text(key, state.lang()), **kwargs)  # type: ignore[call-overload]
 
 

@@ -41,18 +41,44 @@ Trace = dict[str, Any]
 
 
 class Figure(go.Figure):
-    """A ``go.Figure`` that converts itself for sending without Plotly's deep copy and its
-    per-array checks for data-frame libraries (together most of a lab rerun's time): builders
-    make a new figure for every rerun and nothing changes one once built, so the containers are
-    copied, numeric arrays become Plotly's typed arrays directly, and the rest is shared. The
-    JSON is the same as Plotly's own (a test compares them).
+    """A ``go.Figure`` built from plain dicts that Plotly turns into its objects only when
+    someone reads them (a test, or a builder reusing a figure): sending needs neither. It
+    converts itself for sending without Plotly's deep copy and its per-array checks for
+    data-frame libraries: the containers are copied, numeric arrays become Plotly's typed arrays
+    directly, the rest is shared. Together that was most of a lab rerun's time. The JSON is the
+    same as Plotly's own (a test compares them for every chart of every page).
     """
 
+    def __init__(
+        self, data: list[Trace], layout: dict[str, Any], frames: list[dict[str, Any]] | None
+    ) -> None:
+        object.__setattr__(self, "_plain", {"data": data, "layout": layout, "frames": frames})
+
+    def __getattr__(self, name: str) -> Any:
+        """Build Plotly's objects on the first read of one (and then read it)."""
+        plain = self.__dict__.get("_plain")
+        if plain is None or name.startswith("__"):
+            raise AttributeError(name)
+        del self.__dict__["_plain"]
+        go.Figure.__init__(self, **plain, _validate=False)
+        return getattr(self, name)
+
+    @property
+    def fixed_width(self) -> int | None:
+        """The width the builder set, if any, without building Plotly's objects."""
+        plain = self.__dict__.get("_plain")
+        width = plain["layout"].get("width") if plain is not None else self.layout.width
+        return None if width is None else int(width)
+
     def to_dict(self) -> dict[str, Any]:
-        sent: dict[str, Any] = {"data": _sendable(self._data), "layout": _sendable(self._layout)}
-        frames = [frame._props for frame in self._frame_objs]
-        if frames:
-            sent["frames"] = _sendable(frames)
+        plain = self.__dict__.get("_plain")
+        if plain is None:  # built: what Plotly holds now, changes included
+            frames = [frame._props for frame in self._frame_objs]
+            plain = {"data": self._data, "layout": self._layout, "frames": frames}
+        sent: dict[str, Any] = {"data": _sendable(plain["data"])}
+        sent["layout"] = _sendable(plain["layout"])
+        if plain["frames"]:
+            sent["frames"] = _sendable(plain["frames"])
         return sent
 
 
@@ -65,7 +91,10 @@ UNTYPED_KEYS = frozenset({"geojson", "layer", "layers", "range"})
 def _sendable(value: Any) -> Any:
     """Dicts and lists copied all the way down, numeric arrays typed, everything else shared."""
     if isinstance(value, dict):
-        return {k: v if k in UNTYPED_KEYS else _sendable(v) for k, v in value.items()}
+        # None unsets a property in Plotly: it is left out, not sent as null.
+        return {
+            k: v if k in UNTYPED_KEYS else _sendable(v) for k, v in value.items() if v is not None
+        }
     if isinstance(value, list | tuple):
         return [
             _sendable(v) if isinstance(v, dict | list | tuple | np.ndarray) else v for v in value
@@ -101,7 +130,7 @@ def figure(
     """A figure from plain dicts (and animation frames), skipping Plotly's validation (the slow
     part of a rerun)."""
     layout = {"font": FONT, "template": {}, **layout}
-    return Figure(data=data, layout=layout, frames=frames, _validate=False)
+    return Figure(data, layout, frames)
 
 
 def grid(

@@ -300,6 +300,19 @@ def browser(quick: bool) -> None:
         print(f"{name} | {kb:.1f} kB | – | – | ≤ {TARGETS['kb']:.0f} kB | {met}")
 
 
+def redrawn(page, act, condition: str, received: list[int]) -> tuple[float, float]:
+    """Seconds from ``act()`` until the JavaScript ``condition`` holds (checked every frame), and
+    the kB received for it once the script run is over."""
+    received.clear()
+    start = time.perf_counter()
+    act()
+    page.wait_for_function(condition, polling="raf", timeout=60_000)
+    seconds = time.perf_counter() - start
+    page.wait_for_selector(IDLE)
+    page.wait_for_timeout(500)
+    return seconds, sum(received) / 1e3
+
+
 def one_visit(chromium, base: str, sentence: str) -> tuple[float, ...]:
     """Open the page; type ``sentence`` and press Enter; then press the 1,536 preset (the lab).
 
@@ -307,7 +320,7 @@ def one_visit(chromium, base: str, sentence: str) -> tuple[float, ...]:
     heatmap's image changed (nan without a preset), and kB received for Enter and the preset.
     """
     page = chromium.new_page(viewport=VIEWPORT)
-    received = []
+    received: list[int] = []
     page.on(
         "websocket", lambda ws: ws.on("framereceived", lambda frame: received.append(len(frame)))
     )
@@ -319,38 +332,22 @@ def one_visit(chromium, base: str, sentence: str) -> tuple[float, ...]:
     page.wait_for_timeout(500)
     box = page.locator("[data-testid='stTextInput'] input").first
     box.fill(sentence)
-    received.clear()
-    start = time.perf_counter()
-    box.press("Enter")
-    page.wait_for_function(
+    has_ai = (
         f'() => [...document.querySelectorAll("{HEATMAP} g.ytick text")]'
-        ".some(t => t.textContent === '爱')",
-        polling="raf",
-        timeout=60_000,
+        ".some(t => t.textContent === '爱')"
     )
-    enter = time.perf_counter() - start
-    page.wait_for_selector(IDLE)
-    page.wait_for_timeout(500)
-    typed = sum(received) / 1e3
+    enter, typed = redrawn(page, lambda: box.press("Enter"), has_ai, received)
     preset = kb_preset = float("nan")
     button = page.get_by_role("button", name="1,536", exact=True)
     if button.count():
         button.scroll_into_view_if_needed()
         image = f"{HEATMAP} g.hm image"
         page.evaluate(f'() => window.__before = document.querySelector("{image}").href.baseVal')
-        received.clear()
-        start = time.perf_counter()
-        button.click()
-        page.wait_for_function(
+        changed = (
             f'() => {{ const i = document.querySelector("{image}");'
-            " return i && i.href.baseVal !== window.__before; }",
-            polling="raf",
-            timeout=60_000,
+            " return i && i.href.baseVal !== window.__before; }"
         )
-        preset = time.perf_counter() - start
-        page.wait_for_selector(IDLE)
-        page.wait_for_timeout(500)
-        kb_preset = sum(received) / 1e3
+        preset, kb_preset = redrawn(page, button.click, changed, received)
     page.close()
     return first, enter, preset, typed, kb_preset
 

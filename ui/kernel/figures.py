@@ -197,6 +197,18 @@ def _flat_trace(z: np.ndarray, colour: str, hover: str, name: str) -> Trace:
     }
 
 
+def _cell_hover(labels: list[str], n: int, m: int, row_axis: str, col_axis: str) -> Trace:
+    """Hover for an n × m heatmap over the same tokens: its row and column under the axes'
+    names, and the cell's value."""
+    return {
+        "customdata": [[[labels[i], labels[j]] for j in range(m)] for i in range(n)],
+        "hovertemplate": (
+            f"{escape(row_axis)}: %{{customdata[0]}}<br>"
+            f"{escape(col_axis)}: %{{customdata[1]}}<br>= %{{z:.3f}}<extra></extra>"
+        ),
+    }
+
+
 def _tile_trace(
     masked: np.ndarray, shown: np.ndarray, tokens: tuple[str, ...], lang: str, large: bool
 ) -> Trace:
@@ -218,11 +230,7 @@ def _tile_trace(
         "zmax": limit,
         "showscale": max(n, m) > CELL_TEXT_UP_TO,  # else every shown cell prints its number
         "colorbar": {"thickness": 12, "len": 0.8, "x": 0.61},
-        "customdata": [[[labels[i], labels[j]] for j in range(m)] for i in range(n)],
-        "hovertemplate": (
-            f"{escape(t('axis_query', lang))}: %{{customdata[0]}}<br>"
-            f"{escape(t('axis_key', lang))}: %{{customdata[1]}}<br>= %{{z:.3f}}<extra></extra>"
-        ),
+        **_cell_hover(labels, n, m, t("axis_query", lang), t("axis_key", lang)),
         "name": "tile",
     }
     if max(n, m) <= CELL_TEXT_UP_TO:
@@ -353,11 +361,7 @@ def _weights_trace(
         "zmax": 1.0,
         "showscale": n > CELL_TEXT_UP_TO,  # else every cell prints its weight
         "colorbar": {"thickness": 12, "len": 0.8, "x": 0.47},
-        "customdata": [[[labels[i], labels[j]] for j in range(n)] for i in range(n)],
-        "hovertemplate": (
-            f"{escape(t('kn_axis_step', lang))}: %{{customdata[0]}}<br>"
-            f"{escape(t('axis_key', lang))}: %{{customdata[1]}}<br>= %{{z:.3f}}<extra></extra>"
-        ),
+        **_cell_hover(labels, n, n, t("kn_axis_step", lang), t("axis_key", lang)),
         "name": "weights",
     }
     if n <= CELL_TEXT_UP_TO:

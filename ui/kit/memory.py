@@ -11,6 +11,7 @@ musl) these calls are skipped.
 
 import ctypes
 import ctypes.util
+from functools import cache
 
 # mallopt's parameter numbers, from glibc's malloc.h
 M_TRIM_THRESHOLD, M_MMAP_THRESHOLD, M_ARENA_MAX = -1, -3, -8
@@ -33,8 +34,9 @@ def _libc() -> ctypes.CDLL | None:
 LIBC = _libc()
 
 
+@cache
 def tune() -> bool:
-    """Set the arenas and thresholds above; False where they cannot be set."""
+    """Set the arenas and thresholds above, once per process; False where they cannot be set."""
     if LIBC is None:
         return False
     settings = [(M_ARENA_MAX, ARENAS), (M_MMAP_THRESHOLD, MMAP_THRESHOLD)]

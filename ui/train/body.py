@@ -3,6 +3,7 @@
 import math
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import asdict
 
 import numpy as np
 import pandas as pd
@@ -87,8 +88,7 @@ def trained(params: TrainParams, lang: str) -> TrainPair:
     """The page's one core call: both runs of this setting, shared by every session. A run not
     kept yet is trained in a script run of its own (the page reruns itself for the second), so
     that no run of the script takes much longer than SLICE."""
-    setting = {"task": params.task, "d": params.d, "steps": params.steps}
-    setting |= {"optimizer": params.optimizer, "seed": params.seed}
+    setting = asdict(params)  # task, d, steps, optimizer, seed: the core call's arguments
     calls = compute.pair_calls(**setting)
     with progress_bar(t("tr_training", lang)):
         done = advance(calls, SLICE)

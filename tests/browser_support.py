@@ -1,6 +1,7 @@
 """A real `streamlit run` server and headless Debian Chromium for the browser tests."""
 
 import os
+import time
 from contextlib import contextmanager
 
 import pytest
@@ -52,38 +53,50 @@ def launch(playwright):
     )
 
 
-# Counts the script runs a page has seen: each time the app's script state turns to "running".
-COUNT_RUNS = """
-(() => {
-  window.__scriptRuns = 0;
-  window.__runsSeen = 0;
-  let last = null;
-  const look = () => {
-    const app = document.querySelector("[data-testid='stApp']");
-    const state = app && app.getAttribute("data-test-script-state");
-    if (state === "running" && last !== "running") window.__scriptRuns += 1;
-    last = state;
-  };
-  new MutationObserver(look).observe(document, {
-    subtree: true, childList: true, attributes: true, attributeFilter: ["data-test-script-state"],
-  });
-})();
-"""
-RAN_AND_IDLE = f"""() => window.__scriptRuns > window.__runsSeen
-  && document.querySelector("{IDLE}") !== null"""
+def _finished(payload) -> bool:
+    """Whether a websocket frame from the server is a ``script_finished`` message."""
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+    if not isinstance(payload, bytes):
+        return False
+    message = ForwardMsg()
+    message.ParseFromString(payload)
+    return message.WhichOneof("type") == "script_finished"
+
+
+def _watch_runs(page) -> None:
+    """Count the script runs that end on this page, from the server's own messages.
+
+    The app's ``data-test-script-state`` attribute is no count: React may batch a fast run's
+    (a fragment's: 40 ms) "running" and "notRunning" into one render, and then the attribute never
+    changes. A row click timed out in CI that way; the server's messages are never batched away.
+    """
+    page.runs_ended = 0
+    page.runs_seen = 0
+
+    def on_frame(payload) -> None:
+        if _finished(payload):
+            page.runs_ended += 1
+
+    page.on("websocket", lambda socket: socket.on("framereceived", on_frame))
 
 
 def count_runs(context):
     """Make every page of a browser context count its script runs (see ``wait_idle``)."""
-    context.add_init_script(COUNT_RUNS)
+    context.on("page", _watch_runs)
     return context
 
 
-def wait_idle(page, settle_ms=400):
-    """Wait until a script run that started after the last wait has finished, then let the
-    frontend draw for ``settle_ms``. The page's context must count runs (``count_runs``)."""
-    page.wait_for_function(RAN_AND_IDLE, timeout=60_000)
-    page.evaluate("() => { window.__runsSeen = window.__scriptRuns; }")
+def wait_idle(page, settle_ms=400, timeout_s=60.0):
+    """Wait until a script run has ended since the last wait and the app shows it is idle, then
+    let the frontend draw for ``settle_ms``. The page's context must count runs (``count_runs``)."""
+    deadline = time.monotonic() + timeout_s
+    while page.runs_ended <= page.runs_seen:  # Playwright delivers the frames while it waits
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"no script run ended within {timeout_s:.0f} s")
+        page.wait_for_timeout(50)
+    page.runs_seen = page.runs_ended
+    page.wait_for_selector(IDLE, state="attached", timeout=60_000)
     page.wait_for_timeout(settle_ms)
 
 

@@ -1,9 +1,9 @@
-"""Where the time of one interaction goes, the old lab against the new, from Chromium's own
-performance trace. Run by hand:
+"""Where the time of one interaction goes, from Chromium's own performance trace. Run by hand:
 
     python -m bench.trace [--old /tmp/oldmain] [--runs 3] [--save DIR]
 
-For each design: a server of that checkout, Chromium at 1280×720, the lab opened and one
+The lab against the yardstick page (one text box, one heatmap), or against an older checkout of
+the lab with ``--old``. For each design: a server, Chromium at 1280×720, the page opened and one
 untimed sentence entered (every chunk loaded, JIT warm); then, traced, a new sentence typed and
 Enter pressed, until 爱 is on the weights heatmap's axis (redrawn) and the main thread has gone
 quiet (settled). The breakdown, the median over ``--runs`` traced interactions:
@@ -285,12 +285,15 @@ def breakdown(trace: bytes, hook: dict) -> dict[str, float]:
     return {name: value / 1000 for name, value in row.items()}  # µs → ms
 
 
-def measure(checkout: Path, runs: int, save: Path | None, label: str) -> dict[str, float]:
-    """The median breakdown of ``runs`` traced interactions against a server of ``checkout``."""
+def measure(
+    checkout: Path, runs: int, save: Path | None, label: str, app: str = "streamlit_app.py"
+) -> dict[str, float]:
+    """The median breakdown of ``runs`` traced interactions against a server of ``app`` in
+    ``checkout``."""
     from playwright.sync_api import sync_playwright
 
     rows = []
-    with sync_playwright() as playwright, streamlit_server(cwd=checkout) as (base, _pid):
+    with sync_playwright() as playwright, streamlit_server(app, cwd=checkout) as (base, _pid):
         chromium = launch(playwright)
         for i in range(runs):
             trace, hook = interact(chromium, base, SENTENCES[i % len(SENTENCES)], f"预热第{i}句")
@@ -311,22 +314,28 @@ def median(values: list[float]) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--old", type=Path, default=Path("/tmp/oldmain"), help="older checkout")
+    parser.add_argument(
+        "--old", type=Path, default=None, help="an older checkout, instead of the yardstick"
+    )
     parser.add_argument("--runs", type=int, default=3, help="traced interactions per design")
     parser.add_argument("--save", type=Path, default=None, help="folder for the trace files")
     args = parser.parse_args()
-    designs = {"old": measure(args.old, args.runs, args.save, "old")}
-    designs["new"] = measure(ROOT, args.runs, args.save, "new")
+    if args.old:
+        first, first_name = measure(args.old, args.runs, args.save, "old"), f"old ({args.old})"
+    else:
+        yardstick = "bench/yardstick.py"
+        first, first_name = measure(ROOT, args.runs, args.save, "yardstick", yardstick), yardstick
+    designs = {"first": first, "lab": measure(ROOT, args.runs, args.save, "lab")}
     print(
         f"## One interaction traced (Enter after a new sentence; 1280×720; median of {args.runs})"
     )
-    print(f"old: {args.old}; new: {ROOT}. Times in ms; JS from V8's samples")
-    print("part | old | new")
+    print(f"{first_name} against the lab of {ROOT}. Times in ms; JS from V8's samples")
+    print(f"part | {first_name} | lab")
     names = list(dict.fromkeys(name for row in designs.values() for name in row))
     for name in names:
-        old, new = (designs[d].get(name, 0.0) for d in ("old", "new"))
+        before, after = (designs[d].get(name, 0.0) for d in ("first", "lab"))
         counted = name.startswith(("websocket: frames", "charts", "KaTeX formulas"))
-        shown = f"{old:.0f} | {new:.0f}" if counted else f"{old:.1f} | {new:.1f}"
+        shown = f"{before:.0f} | {after:.0f}" if counted else f"{before:.1f} | {after:.1f}"
         print(f"{name} | {shown}")
 
 

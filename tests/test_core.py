@@ -1,6 +1,7 @@
 """The core contract: tokenize, make_qkv, attention, softmax, masks and row statistics."""
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -136,6 +137,16 @@ def test_softmax_is_stable_for_huge_inputs():
     """softmax([1000, 999]) is finite and exact: [1/(1+e^-1), e^-1/(1+e^-1)]."""
     expected = [1 / (1 + math.exp(-1)), math.exp(-1) / (1 + math.exp(-1))]
     assert_allclose(softmax([1000.0, 999.0]), expected, rtol=1e-15)
+
+
+def test_softmax_of_the_largest_floats_is_exact_and_silent():
+    """Scores a float's whole range apart: x − max overflows to −∞, and e^−∞ = 0 is the exact
+    weight, so numpy's overflow warning would be noise (hypothesis found such inputs)."""
+    big = np.finfo(np.float64).max
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        weights = softmax([-big, big, big / 2])
+    assert_array_equal(weights, [0.0, 1.0, 0.0])
 
 
 def test_softmax_minus_inf_gives_zero_and_all_minus_inf_gives_zeros():

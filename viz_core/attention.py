@@ -53,8 +53,11 @@ def softmax(x: npt.ArrayLike, axis: int = -1) -> FloatArray:
     x = np.asarray(x, dtype=np.float64)
     x_max = np.max(x, axis=axis, keepdims=True, initial=-np.inf)  # NaN propagates into the max
     if np.isfinite(x_max).all():
-        # The usual case: every slice holds e^0 = 1 after the shift, so no total is 0.
-        e: FloatArray = np.exp(x - x_max)
+        # The usual case: every slice holds e^0 = 1 after the shift, so no total is 0. Scores a
+        # float's whole range apart overflow to −∞ here, and e^−∞ = 0 is then the exact weight.
+        with np.errstate(over="ignore"):
+            shifted = x - x_max
+        e: FloatArray = np.exp(shifted)
         e /= e.sum(axis=axis, keepdims=True)
         return e
     if np.isnan(x_max).any():

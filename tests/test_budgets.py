@@ -147,6 +147,25 @@ def test_results_without_arrays_still_count():
     assert len(store) == 100 and 999 in store and 0 not in store
 
 
+def test_a_call_is_one_entry_however_its_arguments_are_spelled():
+    """f(1), f(1, 2), f(a=1) and f(b=2, a=1) are one call: one computation, one entry, and
+    ``kept`` knows it whichever way it is asked (a page and ``advance`` spell calls differently)."""
+    from ui.kit.cache import shared
+
+    computed = []
+
+    @shared(max_mb=1)
+    def f(a, b=2):
+        computed.append((a, b))
+        return np.full(3, a + b)
+
+    assert not f.kept(a=1)
+    spellings = [f(1), f(1, 2), f(a=1), f(b=2, a=1), f(1, b=2)]
+    assert computed == [(1, 2)] and len(f.cache) == 1
+    assert all((result == 3).all() for result in spellings)
+    assert f.kept(1) and f.kept(a=1, b=2) and not f.kept(a=1, b=3)
+
+
 def test_kept_bytes_counts_a_shared_buffer_once():
     """Views into one stacked array (the heads) are one block of memory, not one per view."""
     stack = np.zeros((8, 100, 100))

@@ -7,6 +7,7 @@ dataclasses of read-only arrays), since every session gets the same object.
 """
 
 import dataclasses
+import inspect
 import threading
 import time
 from collections import OrderedDict
@@ -167,8 +168,13 @@ def shared(max_mb: int) -> Callable[[Callable[P, R]], Callable[P, R]]:
         cache = ByteCache(function.__qualname__, max_mb * MB)
         CACHES.append(cache)
 
+        signature = inspect.signature(function)
+
         def key(*args: P.args, **kwargs: P.kwargs) -> Hashable:
-            return (args, tuple(sorted(kwargs.items())))
+            # Every argument by name, defaults filled in: f(1) and f(a=1) are one entry.
+            bound = signature.bind(*args, **kwargs)
+            bound.apply_defaults()
+            return bound.args, tuple(sorted(bound.kwargs.items()))
 
         def cached(*args: P.args, **kwargs: P.kwargs) -> R:
             return cache.get(key(*args, **kwargs), lambda: function(*args, **kwargs))
@@ -185,7 +191,10 @@ def shared(max_mb: int) -> Callable[[Callable[P, R]], Callable[P, R]]:
     return wrap
 
 
-def advance(calls: Sequence[tuple[Callable[..., Any], dict[str, Any]]], seconds: float) -> int:
+Call = tuple[Callable[..., Any], dict[str, Any]]  # a ``@shared`` function and its keyword arguments
+
+
+def advance(calls: Sequence[Call], seconds: float) -> int:
     """Make cached ``calls`` (a ``@shared`` function and its keyword arguments) in order until
     ``seconds`` have passed, at least one not yet kept per call; how many are kept now.
 

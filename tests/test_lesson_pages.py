@@ -320,6 +320,31 @@ def test_scaling_bad_url_values_are_noted(query, key, used):
     assert len(chart_keys(at)) == 6
 
 
+def test_a_first_visit_spreads_its_work_over_script_runs_and_ends_in_the_result(monkeypatch):
+    """With one cached call per script run, a cold /scaling reruns itself once per part (each
+    d's samples, the saturation curves, the histogram's samples), keeps every part, keeps the
+    link's notes, and draws the variance an uncached computation gives, bit for bit."""
+    import ui.scaling.body as body
+    from viz_core import dot_product_variance
+
+    monkeypatch.setattr(body, "SLICE", 0.0)
+    runs = []
+    render = body.render
+    monkeypatch.setattr(body, "render", lambda: runs.append(1) or render())
+    at = open_app("scaling", lang="en", d="2048", distribution="x")
+    params = body.ScalingParams(d=2048, distribution="normal")
+    calls = body.page_calls(params)
+    assert len(runs) == len(calls) == len(body.EXPERIMENT_DS) + 2
+    assert all(call.kept(**kwargs) for call, kwargs in calls)
+    assert any("`distribution`" in text for text in notes(at))  # carried through the reruns
+    expected = dot_product_variance(samples=body.SAMPLES, distribution="normal")
+    data = figure(at, "variance_chart")["data"]
+    assert (decode(data[1]["y"]) == expected.var_raw).all()
+    assert (decode(data[3]["y"]) == expected.var_scaled).all()
+    at.run()
+    assert len(runs) == len(calls) + 1  # all kept: one run
+
+
 # --- steps lesson ---------------------------------------------------------------------------
 
 

@@ -1,7 +1,7 @@
 """What the lesson pages compute: softmax shown step by step, and the √d experiments."""
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal, TypeVar
 
@@ -173,12 +173,18 @@ def dot_product_variance(
     distribution: str = "normal",
     seed: int = 0,
     max_floats: int = MAX_FLOATS,
+    draw: Callable[[int, int], FloatArray] | None = None,
 ) -> VarianceExperiment:
-    """Var(q·k) and Var(q·k / √d) for each d, from ``samples`` random pairs per d."""
+    """Var(q·k) and Var(q·k / √d) for each d, from ``samples`` random pairs per d. ``draw``
+    (d, seed), if given, supplies one d's samples instead of ``sample_dot_products``: an
+    experiment assembled from samples drawn, and kept, apart."""
     var_raw = np.empty(len(ds))
     var_scaled = np.empty(len(ds))
     for i, d in enumerate(ds):
-        dots = sample_dot_products(d, samples, distribution, seed + i, max_floats)
+        if draw is None:
+            dots = sample_dot_products(d, samples, distribution, seed + i, max_floats)
+        else:
+            dots = draw(d, seed + i)
         var_raw[i] = dots.var()
         var_scaled[i] = (dots / math.sqrt(d)).var()
     result = VarianceExperiment(

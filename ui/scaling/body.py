@@ -6,12 +6,13 @@ import numpy as np
 import streamlit as st
 
 from ui.kit import state
-from ui.kit.cache import shared
+from ui.kit.cache import Call, advance, shared
 from ui.kit.display import chart, number_input, radio, safe_text, train_link
 from ui.kit.text import t
 from ui.scaling import figures
 from ui.scaling.settings import ScalingParams
 from viz_core import (
+    EXPERIMENT_DS,
     Saturation,
     Sharpening,
     VarianceExperiment,
@@ -28,10 +29,27 @@ PRESETS = (64, 1536, 6144)
 ONE_HOT = 0.99  # a largest weight above this counts as one-hot
 
 
+# Seconds of computing per script run before the page reruns itself for the rest: the slowest
+# single call (d = 8192's samples, or the saturation curves) takes up to 0.5 s more, so that a
+# first visit, which computes for about 1.5 s, stays within 1 s per script run.
+SLICE = 0.3
+
+
+@shared(max_mb=1)
+def variance_dots(d: int, distribution: str, seed: int) -> np.ndarray:
+    """The q·k samples of one d of the variance experiment."""
+    return sample_dot_products(d, SAMPLES, distribution, seed)
+
+
 @shared(max_mb=1)
 def variance_experiment(distribution: str) -> VarianceExperiment:
-    """Var(q·k) for d = 1 … 8192: computed once per distribution and server."""
-    return dot_product_variance(samples=SAMPLES, distribution=distribution)
+    """Var(q·k) for d = 1 … 8192, once per distribution and server, from each d's samples
+    (drawn now where ``computed`` has not drawn them yet)."""
+
+    def draw(d: int, seed: int) -> np.ndarray:
+        return variance_dots(d=d, distribution=distribution, seed=seed)
+
+    return dot_product_variance(samples=SAMPLES, distribution=distribution, draw=draw)
 
 
 @shared(max_mb=2)
@@ -52,6 +70,28 @@ def sharpening_rows(distribution: str) -> Sharpening:
     return sharpening(n=ROW_TOKENS, distribution=distribution)
 
 
+def page_calls(params: ScalingParams) -> list[Call]:
+    """What the page computes, as cached calls: each d's samples for the variance experiment,
+    the saturation curves, and the histogram's samples (the sharpening rows take 2 ms)."""
+    distribution = params.distribution
+    draws = [
+        (variance_dots, {"d": d, "distribution": distribution, "seed": seed})
+        for seed, d in enumerate(EXPERIMENT_DS)
+    ]
+    saturation_call = (saturation_curves, {"distribution": distribution})
+    return [*draws, saturation_call, (dot_samples, {"d": params.d, "distribution": distribution})]
+
+
+def computed(params: ScalingParams, lang: str) -> None:
+    """Compute what is not kept yet, SLICE at a time: while work is left, show how far it got
+    and rerun, so that no script run takes much longer than SLICE."""
+    calls = page_calls(params)
+    done = advance(calls, SLICE)
+    if done < len(calls):
+        st.progress(done / len(calls), text=t("sc_computing", lang, done=done, total=len(calls)))
+        state.rerun()
+
+
 def _set_d(d: int) -> None:
     st.session_state.d = d
 
@@ -61,6 +101,7 @@ def render() -> None:
     lang = state.open_page("sc_title", "sc_intro", ScalingParams)
     controls(lang)
     params = state.current(ScalingParams)
+    computed(params, lang)
     if params.distribution == "uniform":
         st.info(t("sc_uniform_note", lang), icon="📐")
     # On a projector the figure that d and its presets change comes first.

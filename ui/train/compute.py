@@ -8,11 +8,10 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
-from ui.kit.cache import shared
+from ui.kit.cache import Call, shared
 from ui.kit.text import t
 from viz_core import (
     NEVER,
@@ -27,7 +26,6 @@ from viz_core import (
 from viz_core.train import MAX_CHECKPOINTS, SWEEP_D_KS, N, targets_for
 
 Report = Callable[[float], None] | None
-Call = tuple[Callable[..., Any], dict[str, Any]]  # a cached function and its keyword arguments
 TARGET = 0.9  # the accuracy both runs race to
 AS_WELL = 1.5  # unscaled needing at most 1.5× the scaled steps counts as learning as well
 SWEEP_SEEDS = 3  # the page's seed and the next two

@@ -6,6 +6,7 @@ from contextlib import contextmanager
 
 import pytest
 from conftest import ROOT
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 from bench import serve
 
@@ -55,8 +56,6 @@ def launch(playwright):
 
 def _finished(payload) -> bool:
     """Whether a websocket frame from the server is a ``script_finished`` message."""
-    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
-
     if not isinstance(payload, bytes):
         return False
     message = ForwardMsg()

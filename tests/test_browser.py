@@ -381,3 +381,41 @@ def test_cell_numbers_are_readable_and_no_label_overlaps_another(projector, serv
     assert overlapping(numbers) == []
     for axis in ("xtick", "ytick"):
         assert overlapping(boxes(projector, f"{chart} g.{axis} text")) == [], axis
+        title = boxes(projector, f"{chart} .g-{axis[0]}title text")
+        ticks = boxes(projector, f"{chart} g.{axis} text")
+        assert overlapping(title + ticks) == [], f"{axis[0]} title"
+
+
+MARGINS = """(selector) => [...document.querySelectorAll(selector)].map(gd => {
+  const held = gd._fullLayout.margin, used = gd._fullLayout._size;
+  const key = gd.closest('[class*="st-key-"]').className.match(/st-key-([\\w-]+)/)[1];
+  return [key, ['l', 'r', 't', 'b'].filter(side => Math.abs(used[side] - held[side]) > 0.5)
+    .map(side => `${side}: ${held[side]} → ${used[side]}`)];
+})"""
+
+
+@pytest.mark.parametrize(
+    ("path", "keys"),
+    [
+        ("?lang=en", ["weights_heatmap", "row_bars"]),
+        ("?lang=zh&present=true", ["weights_heatmap", "row_bars"]),
+        ("?lang=en&stage=scores&d=6144&scale=false", ["scores_heatmap"]),
+        ("?lang=en&present=true&stage=masked&mask=padding", ["masked_heatmap"]),
+        ("?lang=zh&stage=output", ["output_heatmap"]),
+        ("?lang=en&stage=all&heads=4", ["stages_overview", "heads_grid", "heads_average"]),
+        ("?lang=en&present=true&stage=all&heads=2", ["stages_overview", "heads_grid"]),
+        ("?lang=en&text=" + "注意力机制让每个字看见整个句子" * 2, ["weights_heatmap", "row_bars"]),
+        ("?lang=en&text=ABCDEFGHIJKLMNOPQRSTUVWXYZ&heads=16", ["row_bars", "heads_grid"]),
+        ("softmax?lang=en", ["jacobian_heatmap"]),
+        ("steps?lang=zh&step=2", ["step_scores"]),
+    ],
+)
+def test_each_chart_is_drawn_once_because_its_margins_hold_its_labels(
+    projector, server, path, keys
+):
+    """Plotly draws a chart a second time when its labels and colour bar need more room than
+    the layout's margins give: the builders give that room, so every chart listed ends with the
+    margins its layout asked for (drawn once, on every rerun)."""
+    open_drawn(projector, server, path, keys)
+    pushed = dict(projector.evaluate(MARGINS, ".js-plotly-plot"))
+    assert {key: pushed[key] for key in keys} == {key: [] for key in keys}

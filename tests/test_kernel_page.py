@@ -257,8 +257,6 @@ def test_heaviest_kernel_computations_stay_within_the_request_budget():
     assert flash.error < 1e-12 and cache.error < 1e-12
 
 
-
-
 @pytest.mark.parametrize("section", ["softmax", "flash", "cache"])
 @pytest.mark.parametrize("value", list(FUZZ.values()), ids=list(FUZZ))
 def test_one_hostile_value_in_every_key(section, value):

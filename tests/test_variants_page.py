@@ -309,8 +309,6 @@ def test_heaviest_variants_call_stays_within_the_budgets():
     assert compute_variants.cache.total <= 8 * MB
 
 
-
-
 @pytest.mark.parametrize("variant", ["gqa", "window", "rope", "cross"])
 @pytest.mark.parametrize("value", list(FUZZ.values()), ids=list(FUZZ))
 def test_one_hostile_value_in_every_key(variant, value):

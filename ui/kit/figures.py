@@ -38,6 +38,11 @@ CONFIG = {
     "toImageButtonOptions": {"format": "png", "scale": 2},
 }
 Trace = dict[str, Any]
+# Plotly hides a tick label that overflows the figure, and to know it measures every label on
+# every draw: a forced layout of the whole page per label, the largest part of a redraw. The
+# builders size each figure to hold its labels, so nothing can overflow: let Plotly skip it.
+QUIET_AXIS = {"ticklabeloverflow": "allow"}
+QUIET_TEMPLATE = {"layout": {"xaxis": QUIET_AXIS, "yaxis": QUIET_AXIS}}
 
 
 class Figure(go.Figure):
@@ -129,7 +134,7 @@ def figure(
 ) -> Figure:
     """A figure from plain dicts (and animation frames), skipping Plotly's validation (the slow
     part of a rerun)."""
-    layout = {"font": FONT, "template": {}, **layout}
+    layout = {"font": FONT, "template": QUIET_TEMPLATE, **layout}
     return Figure(data, layout, frames)
 
 
@@ -242,7 +247,8 @@ MAX_HEIGHT = {False: 520, True: 320}  # of the cells: in presenter mode the figu
 CELL_FONT = {False: 13, True: 14}  # cell numbers and ticks: ≥ 12 px, readable on a projector
 
 
-NARROW = {".": 0.3, ",": 0.3, " ": 0.3, "−": 0.6, "-": 0.35}  # em of narrow signs in a sans font
+# em of narrow signs in a sans font
+NARROW = {".": 0.3, ",": 0.3, " ": 0.3, "−": 0.6, "-": 0.35, "[": 0.3, "]": 0.3}
 
 
 def text_width(text: str, font: int) -> float:
@@ -265,23 +271,26 @@ class Cells:
     font: int
     show_text: bool
     tick_angle: int  # 0, or −90 when the column labels are wider than a cell
+    bar_room: float  # px right of the cells for the colour bar
 
 
 def cells(
-    texts: list[list[str]], rows: list[str], cols: list[str], large: bool, share: float
+    texts: list[list[str]], rows: list[str], cols: list[str], large: bool, share: float, bar: str
 ) -> Cells:
-    """Cell size for a matrix that gets ``share`` of the main area, and whether its numbers fit."""
+    """Cell size for a matrix that gets ``share`` of the main area, and whether its numbers fit;
+    ``bar`` is the colour bar's widest tick label."""
     font = CELL_FONT[large]
     n, m = len(rows), len(cols)
-    frame = max((text_width(label, font) for label in rows), default=0) + 110
-    room = MAIN_WIDTH[large] * share - frame
+    bar_room = colour_bar_room(bar)
+    label = max((text_width(label, font) for label in rows), default=0)
+    room = MAIN_WIDTH[large] * share - (label + PAD + title_room(font) + SLACK + bar_room)
     size = int(min(room / max(m, 1), MAX_CELL[large], MAX_HEIGHT[large] / max(n, 1)))
     size = max(size, 10)
     numbers = {text for row in texts for text in row}  # each distinct number measured once
     widest = max((text_width(text, font) for text in numbers), default=0)
     show_text = widest + 4 <= size and font + 4 <= size  # a gap between neighbours' numbers
     label = max((text_width(text, font) for text in cols), default=0)
-    return Cells(size, font, show_text, 0 if label + 2 <= size else -90)
+    return Cells(size, font, show_text, 0 if label + 2 <= size else -90, bar_room)
 
 
 def matrix_heatmap(
@@ -308,29 +317,30 @@ def matrix_heatmap(
     masked = np.zeros((n, m), dtype=bool) if allowed is None else ~allowed
     rows, cols = tick_labels(row_tokens), tick_labels(col_tokens)
     texts = _texts(z, masked, kind)
-    geometry = cells(texts, list(row_tokens), list(col_tokens), large, share)
+    colours = _colours(z, kind)
+    bar = bar_label(colours["zmin"], colours["zmax"])
+    geometry = cells(texts, list(row_tokens), list(col_tokens), large, share, bar)
     axes = (t(row_axis, lang), t(col_axis, lang))
     hover, hovertemplate = _hover(z, masked, rows, cols, axes, t("masked_cell", lang))
     own_hover = {"customdata": hover, "hovertemplate": hovertemplate, "hoverongaps": True}
-    heatmap = _heatmap(z, masked, kind, {"hoverinfo": "skip"} if clickable else own_hover)
+    hovering = {"hoverinfo": "skip"} if clickable else own_hover
+    heatmap = _heatmap(z, masked, kind, colours | hovering)
     if geometry.show_text:
         numbers = np.array(texts).reshape(z.shape)  # an array: copied in one step (see _hover)
         heatmap |= {"text": numbers, "texttemplate": "%{text}", "textfont": {"size": geometry.font}}
     click = _click_layer(hover, hovertemplate, geometry.size)
     traces = [heatmap, click] if clickable else [heatmap]
-    layout = _matrix_layout(rows, cols, geometry, _shapes(masked, selected_row))
-    layout["xaxis"]["title"] = {"text": axes[1]}
-    layout["yaxis"]["title"] = {"text": axes[0]}
-    return figure(traces, layout)
+    return figure(traces, _matrix_layout(rows, cols, axes, geometry, _shapes(masked, selected_row)))
 
 
 def _heatmap(
     z: npt.NDArray[np.float64],
     masked: npt.NDArray[np.bool_],
     kind: str,
-    hover: dict[str, Any],
+    style: dict[str, Any],
 ) -> Trace:
-    """The heatmap trace: −∞ of masked score cells becomes a gap, not a colour."""
+    """The heatmap trace: −∞ of masked score cells becomes a gap, not a colour; ``style`` its
+    colours and hover."""
     n, m = z.shape
     return {
         "type": "heatmap",
@@ -339,9 +349,8 @@ def _heatmap(
         "y": np.arange(n),
         "xgap": 1,
         "ygap": 1,
-        "colorbar": {"thickness": 14, "len": 0.9},
-        **_colours(z, kind),
-        **hover,
+        "colorbar": {"thickness": 14, "len": 0.9, **QUIET_AXIS},
+        **style,
     }
 
 
@@ -448,40 +457,90 @@ def _shapes(masked: npt.NDArray[np.bool_], selected_row: int | None) -> list[dic
 
 
 def _matrix_layout(
-    rows: list[str], cols: list[str], geometry: Cells, shapes: list[dict[str, Any]]
+    rows: list[str],
+    cols: list[str],
+    axes: tuple[str, str],
+    geometry: Cells,
+    shapes: list[dict[str, Any]],
 ) -> dict[str, Any]:
-    """Token ticks on both axes (keys on top), row 0 on top, square cells, a fixed size. When a
-    cell is smaller than a line of tick text, only every k-th token is labelled (hover has all),
-    so that no two labels overlap."""
+    """Token ticks on both axes (keys on top), titled ``axes`` (rows, columns), row 0 on top,
+    square cells, a fixed size. When a cell is smaller than a line of tick text, only every k-th
+    token is labelled (hover has all), so that no two labels overlap."""
     n, m = len(rows), len(cols)
     size, font = geometry.size, geometry.font
     every = math.ceil((font + 2) / size)  # 1 while a label fits in a cell
-    ticks = {"showgrid": False, "zeroline": False, "tickfont": {"size": font}}
-    top = max(text_width(label, font) for label in cols) if geometry.tick_angle else font * 1.6
-    left = max((text_width(label, font) for label in rows), default=0) + font * 2.5
+    top = max(text_width(label, font) for label in cols) if geometry.tick_angle else font * 1.3
+    left = max((text_width(label, font) for label in rows), default=0)
+    margin = held_margin(left, top, font, right=geometry.bar_room)
     return {
-        "width": int(left + size * m + 90),  # + the colour bar
-        "height": int(top + font * 2.5 + size * n + 20),
-        "margin": {"l": 10, "r": 10, "t": 10, "b": 10},
+        "width": int(margin["l"] + size * m + margin["r"]),
+        "height": int(margin["t"] + size * n + margin["b"]),
+        "margin": margin,
         "plot_bgcolor": "rgba(128, 128, 128, 0.22)",  # the gaps, on a light or dark theme
         "clickmode": "event+select",
         "dragmode": False,
         "shapes": shapes,
-        "xaxis": {
-            "tickvals": list(range(0, m, every)),
-            "ticktext": cols[::every],
-            "side": "top",
-            "tickangle": geometry.tick_angle,
-            "range": [-0.5, m - 0.5],
-            **ticks,
-        },
-        "yaxis": {
-            "tickvals": list(range(0, n, every)),
-            "ticktext": rows[::every],
-            "range": [n - 0.5, -0.5],
-            **ticks,
-        },
+        "xaxis": _token_axis(cols, every, axes[1], font)
+        | {"side": "top", "tickangle": geometry.tick_angle, "range": [-0.5, m - 0.5]},
+        "yaxis": _token_axis(rows, every, axes[0], font) | {"range": [n - 0.5, -0.5]},
     }
+
+
+def _token_axis(labels: list[str], every: int, title: str, font: int) -> dict[str, Any]:
+    """An axis labelled with every ``every``-th token, no grid, titled."""
+    return {
+        "tickvals": list(range(0, len(labels), every)),
+        "ticktext": labels[::every],
+        "title": axis_title(title, font),
+        "showgrid": False,
+        "zeroline": False,
+        "tickfont": {"size": font},
+    }
+
+
+# Plotly draws a chart twice when its labels push the margins past the layout's: it draws, finds
+# the labels larger than the margins, and draws again. The builders give margins that already
+# hold the labels, so one draw does. The axis title's gap and size are set here, not left to
+# Streamlit's theme (which scales them in presenter mode), so that the room is known.
+PAD = 4  # px between the plot and its tick labels
+TITLE_GAP = 12  # px between the tick labels and the axis title
+SLACK = 12  # Plotly's own offsets (tick label standoff, rounding), measured 7 to 9 px
+
+
+def title_room(font: int) -> float:
+    """Pixels an axis title one size above the tick labels takes across, with its gap."""
+    return TITLE_GAP + 1.5 * (font + 1)
+
+
+def axis_title(text: str, font: int) -> dict[str, Any]:
+    """An axis title with the gap and size ``title_room`` counts on."""
+    return {"text": text, "standoff": TITLE_GAP, "font": {"size": font + 1}}
+
+
+def held_margin(
+    left: float, top: float, font: int, right: float, bottom: float = 10
+) -> dict[str, int]:
+    """Margins that hold tick labels ``left``/``top`` px wide plus their axis titles."""
+    room = PAD + title_room(font) + SLACK
+    edges = {"l": left + room, "r": right, "t": top + room, "b": bottom}
+    return {side: int(px) for side, px in edges.items()} | {"pad": PAD}
+
+
+def bar_label(zmin: float, zmax: float) -> str:
+    """About the widest tick label Plotly gives a colour bar from ``zmin`` to ``zmax``, in
+    eights (the widest digit): its sign, whole digits (Plotly writes 10,000 as 10k) and the
+    decimals its steps need."""
+    limit = max(abs(zmin), abs(zmax))
+    sign = "\u2212" if zmin < 0 else ""
+    digits = min(len(f"{limit:.0f}"), 4)
+    decimals = 0 if limit >= 5 else 1 if limit >= 0.5 else 2
+    return sign + "8" * digits + ("." + "8" * decimals if decimals else "")
+
+
+def colour_bar_room(label: str) -> float:
+    """Pixels right of the plot for the colour bar: its gap and thickness, and its widest tick
+    label (measured: up to 53 px plus the label)."""
+    return 56 + text_width(label, FONT["size"])
 
 
 def lesson_layout(fig: go.Figure, height: int, **layout: object) -> go.Figure:

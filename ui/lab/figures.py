@@ -1,5 +1,6 @@
 """The lab's figures: arrays and labels in, ``go.Figure`` out, never ``st.*``."""
 
+import itertools
 import math
 from typing import Any
 
@@ -9,16 +10,25 @@ import plotly.graph_objects as go
 
 from ui.kit.figures import (
     BLUES,
+    CELL_FONT,
     DIVERGING,
+    FONT,
+    PAD,
     RAW_COLOUR,
     SCALED_COLOUR,
     SHOW_CELL_TEXT_UP_TO,
+    SLACK,
+    axis_title,
     figure,
     grid,
+    held_margin,
     matrix_heatmap,
+    text_width,
     tick_labels,
 )
 from ui.kit.text import t
+
+ROW_PANEL = {False: (312, 380), True: (422, 320)}  # px: the row panel's width, the bars' height
 
 
 def row_bars(
@@ -28,7 +38,7 @@ def row_bars(
     *,
     scaled: bool,
     lang: str,
-    height: int = 380,
+    large: bool = False,
 ) -> go.Figure:
     """One query's weights as bars, as chosen (first trace) beside the other scaling."""
     labels = tick_labels(tokens)
@@ -40,21 +50,34 @@ def row_bars(
         _bars(weights_row, t(chosen[0], lang), chosen[1], labels, numbered),
         _bars(contrast_row, t(other[0], lang), other[1], labels, False),
     ]
-    return figure(
-        bars,
-        {
-            "barmode": "group",
-            "height": height,
-            "margin": {"l": 10, "r": 10, "t": 40, "b": 10},
-            "legend": {"orientation": "h", "y": 1.12, "x": 0},
-            "xaxis": {
-                "title": {"text": t("axis_key", lang)},
-                "tickvals": list(range(len(labels))),
-                "ticktext": labels,
-            },
-            "yaxis": {"title": {"text": t("axis_weight", lang)}, "range": [0, 1.12]},
+    return figure(bars, _row_layout(tokens, labels, lang, large))
+
+
+def _row_layout(tokens: tuple[str, ...], labels: list[str], lang: str, large: bool) -> dict:
+    """The bars' axes and margins: the key labels upright while neighbours do not touch, else
+    turned, and margins that hold them (see ``held_margin``)."""
+    font = CELL_FONT[large] - 1  # the bars' own labels, 12 px or more
+    width, height = ROW_PANEL[large]
+    widths = [text_width(token, font) for token in tokens]
+    margin = held_margin(text_width("0.8", font), 0, font, right=20, bottom=0)
+    step = (width - margin["l"] - margin["r"]) / len(tokens)  # px per key
+    upright = all((a + b) / 2 + 3 <= step for a, b in itertools.pairwise(widths))
+    margin["t"], margin["b"] = 50, margin["t"] + int(font * 1.3 if upright else max(widths))
+    ticks = {"tickfont": {"size": font}, "ticklabeloverflow": "allow"}
+    return {
+        "barmode": "group",
+        "height": height,
+        "margin": margin,
+        "legend": {"orientation": "h", "x": 0, "y": 1.02, "yanchor": "bottom"},
+        "xaxis": {
+            "title": axis_title(t("axis_key", lang), font),
+            "tickvals": list(range(len(labels))),
+            "ticktext": labels,
+            "tickangle": 0 if upright else -90,
+            **ticks,
         },
-    )
+        "yaxis": {"title": axis_title(t("axis_weight", lang), font), "range": [0, 1.12], **ticks},
+    }
 
 
 def _bars(
@@ -178,8 +201,17 @@ def stages_overview(
             ticktext=labels,
             showticklabels=i == 0 and len(labels) <= 16,
         )
-    margin = {"l": 10, "r": 10, "t": 40, "b": 10}
+    margin = grid_margin(labels, len(labels) <= 16, right=10)
     return figure(traces, {**layout, "height": 320, "margin": margin})
+
+
+def grid_margin(labels: list[str], labelled: bool, right: int) -> dict[str, int]:
+    """Margins of small multiples that already hold the first column's token labels (so that
+    Plotly draws them once; see ``held_margin``)."""
+    font = FONT["size"]  # the panels' ticks keep the figure's font
+    widest = max(text_width(label, font) for label in labels)
+    left = widest + PAD + SLACK + 8 if labelled else 20  # measured: 4 px more than the labels
+    return {"l": int(left), "r": right, "t": 40, "b": 20, "pad": PAD}
 
 
 def _panel(
@@ -239,7 +271,7 @@ def heads_grid(
         "cmax": 1.0,
         "colorbar": {"thickness": 14},
     }
-    margin = {"l": 10, "r": 10, "t": 40, "b": 10}
+    margin = grid_margin(labels, len(labels) <= 16, right=132)  # Streamlit's colour bar: 110-126 px
     return figure(traces, {**layout, "height": rows * 260 + 40, "margin": margin})
 
 

@@ -172,7 +172,7 @@ def row_panel(result: LabResult, row: int, lang: str) -> None:
     safe_text(t("bars_title", lang, token=token), tag="h3")
     fig = figures.row_bars(
         result.steps.weights[row], result.contrast.weights[row], result.tokens,
-        scaled=result.steps.scale, lang=lang, height=320 if state.present() else 380,
+        scaled=result.steps.scale, lang=lang, large=state.present(),
     )  # fmt: skip
     chart(fig, "row_bars")
     numbers = {

@@ -363,6 +363,7 @@ def overlapping(found):
         ("?lang=en&present=true", "weights_heatmap"),
         ("?lang=zh&stage=scores&d=6144&scale=false", "scores_heatmap"),
         ("?lang=en&present=true&stage=masked&mask=padding", "masked_heatmap"),
+        ("?lang=zh&present=true", "row_bars"),
         ("?lang=en&text=" + "注意力机制让每个字看见整个句子" * 2, "weights_heatmap"),
         (
             "softmax?lang=en&values=15.3,22.7,18.2,2.1,1.8,3.2,2.9,5.6,4.1&divisor=8",

@@ -1,5 +1,6 @@
 """Figure builders: arrays and labels in, figures out, user text escaped, no NaN shown."""
 
+import html
 import json
 import math
 
@@ -135,6 +136,29 @@ def test_row_bars_first_trace_is_the_chosen_setting():
     )
     assert_array_equal(fig.data[0].y, result.steps.weights[1])
     assert fig.data[0].name == "不缩放" and fig.data[1].name == "缩放 ÷√d"
+
+
+@pytest.mark.parametrize("large", [False, True])
+def test_row_bars_put_the_chosen_weights_under_their_keys_only_where_they_fit(large):
+    """The chosen run's weights, to two decimals, under each key while numbers and keys leave a
+    gap between neighbours (the projector's wider panel); else the keys alone; never above the
+    bars (Plotly measured each of those on every redraw)."""
+    result = run_lab("我喜欢人工智能")
+    row = result.steps.weights[2]
+    fig = lab_figures.row_bars(
+        row, result.contrast.weights[2], result.tokens, scaled=True, lang="en", large=large
+    )
+    ticks = list(fig.layout.xaxis.ticktext)
+    if large:  # 422 px for 9 keys: 37 px each, "0.30" is about 24
+        assert ticks == [f"{token}<br>{w:.2f}" for token, w in zip(result.tokens, row, strict=True)]
+    else:  # 312 px: 25 px each, too close for numbers
+        assert ticks == [html.escape(token) for token in result.tokens]
+    assert all(trace.text is None for trace in fig.data)
+    many = run_lab("注意力机制让每个字看见整个句子")
+    fig = lab_figures.row_bars(
+        many.steps.weights[0], many.contrast.weights[0], many.tokens, scaled=True, lang="en"
+    )
+    assert "<br>" not in "".join(fig.layout.xaxis.ticktext)
 
 
 def test_output_heatmap_is_the_contributions_and_their_sum():

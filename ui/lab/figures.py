@@ -44,25 +44,33 @@ def row_bars(
     labels = tick_labels(tokens)
     runs = [("trace_scaled", SCALED_COLOUR), ("trace_unscaled", RAW_COLOUR)]
     chosen, other = runs if scaled else runs[::-1]
-    # Numbers above the chosen run's bars only, and only while they have room: no overlaps.
-    numbered = len(labels) <= SHOW_CELL_TEXT_UP_TO
     bars = [
-        _bars(weights_row, t(chosen[0], lang), chosen[1], labels, numbered),
-        _bars(contrast_row, t(other[0], lang), other[1], labels, False),
+        _bars(weights_row, t(chosen[0], lang), chosen[1], labels),
+        _bars(contrast_row, t(other[0], lang), other[1], labels),
     ]
-    return figure(bars, _row_layout(tokens, labels, lang, large))
+    # The chosen run's weights under their keys, while there are few keys: tick text costs
+    # Plotly nothing to place, where numbers above the bars were measured one by one.
+    numbers = [f"{w:.2f}" for w in weights_row] if len(labels) <= SHOW_CELL_TEXT_UP_TO else []
+    return figure(bars, _row_layout(tokens, labels, numbers, lang, large))
 
 
-def _row_layout(tokens: tuple[str, ...], labels: list[str], lang: str, large: bool) -> dict:
-    """The bars' axes and margins: the key labels upright while neighbours do not touch, else
-    turned, and margins that hold them (see ``held_margin``)."""
+def _row_layout(
+    tokens: tuple[str, ...], labels: list[str], numbers: list[str], lang: str, large: bool
+) -> dict[str, Any]:
+    """The bars' axes and margins: each key labelled with its number beneath it while the
+    neighbours' labels do not touch; else the keys alone, upright, or turned when even they
+    touch; and margins that hold them (see ``held_margin``)."""
     font = CELL_FONT[large] - 1  # the bars' own labels, 12 px or more
     width, height = ROW_PANEL[large]
-    widths = [text_width(token, font) for token in tokens]
     margin = held_margin(text_width("0.8", font), 0, font, right=20, bottom=0)
     step = (width - margin["l"] - margin["r"]) / len(tokens)  # px per key
-    upright = all((a + b) / 2 + 3 <= step for a, b in itertools.pairwise(widths))
-    margin["t"], margin["b"] = 50, margin["t"] + int(font * 1.3 if upright else max(widths))
+    widths = [text_width(token, font) for token in tokens]
+    upright = _apart(widths, step)
+    lines = 2 if numbers and upright and _apart([text_width(n, font) for n in numbers], step) else 1
+    if lines == 2:
+        labels = [f"{label}<br>{number}" for label, number in zip(labels, numbers, strict=True)]
+    room = margin["t"]  # the title's room, as below the keys
+    margin["t"], margin["b"] = 50, room + int(font * 1.3 * lines if upright else max(widths))
     ticks = {"tickfont": {"size": font}, "ticklabeloverflow": "allow"}
     return {
         "barmode": "group",
@@ -80,25 +88,21 @@ def _row_layout(tokens: tuple[str, ...], labels: list[str], lang: str, large: bo
     }
 
 
+def _apart(widths: list[float], step: float) -> bool:
+    """Whether labels this wide, ``step`` px apart, leave a gap between neighbours."""
+    return all((a + b) / 2 + 3 <= step for a, b in itertools.pairwise(widths))
+
+
 def _bars(
-    values: npt.NDArray[np.float64], name: str, colour: str, labels: list[str], numbered: bool
+    values: npt.NDArray[np.float64], name: str, colour: str, labels: list[str]
 ) -> dict[str, object]:
-    """One bar per key, its weight printed above it when ``numbered`` (at 12 px)."""
-    text = {
-        "text": [f"{value:.2f}" for value in values],
-        "textfont": {"size": 12},
-        "textangle": -90,  # upright above its bar: never over the neighbouring bar
-        "constraintext": "none",  # 12 px, never shrunk to the bar's width
-        "cliponaxis": False,
-    }
+    """One bar per key; hover gives its key and weight."""
     return {
         "type": "bar",
         "x": np.arange(len(values)),
         "y": values,
         "name": name,
         "marker": {"color": colour},
-        **(text if numbered else {}),
-        "textposition": "outside",
         "customdata": labels,
         "hovertemplate": "%{customdata}: %{y:.4f}<extra>" + name + "</extra>",
     }

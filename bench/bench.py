@@ -340,7 +340,7 @@ def one_visit(chromium, base: str, sentence: str) -> tuple[float, ...]:
     )
     enter, typed = redrawn(page, lambda: box.press("Enter"), has_ai, received)
     preset = kb_preset = float("nan")
-    button = page.get_by_role("button", name="1,536", exact=True)
+    button = page.get_by_role("radio", name="1,536", exact=True)
     if button.count():
         button.scroll_into_view_if_needed()
         image = f"{HEATMAP} g.hm image"

@@ -135,7 +135,7 @@ def test_a_shared_url_reproduces_the_same_numbers(page, server, chromium_browser
     """The URL after changes made with the widgets (d preset, mask), opened in a new browser
     context, shows the same cells."""
     open_app(page, server, "?seed=11&lang=en")
-    page.get_by_role("button", name="1,536", exact=True).click()
+    page.get_by_role("radio", name="1,536", exact=True).click()
     wait_idle(page, settle_ms=800)
     page.locator(".st-key-mask label").filter(has_text="Causal").click()
     wait_idle(page, settle_ms=800)
@@ -205,7 +205,7 @@ def test_d_preset_and_mask_change_the_figures(page, server):
     """Clicking the 1,536 preset and choosing the causal mask each redraw the weights."""
     open_app(page, server, "?lang=en")
     before = cell_texts(page, "weights_heatmap")
-    page.get_by_role("button", name="1,536", exact=True).click()
+    page.get_by_role("radio", name="1,536", exact=True).click()
     wait_idle(page, settle_ms=800)
     after_d = cell_texts(page, "weights_heatmap")
     assert after_d != before and "d=1536" in page.url
@@ -274,7 +274,7 @@ def test_controls_are_reachable_with_the_keyboard(page, server):
                 " return box ? [...box.classList].find(c => c.startsWith('st-key-')) : ''; }"
             )
         )
-    for key in ["text", "d", "preset_1536", "mask", "row"]:
+    for key in ["text", "d", "d_preset", "mask", "row"]:
         assert f"st-key-{key}" in reached, sorted(reached)
 
 

@@ -191,7 +191,7 @@ def test_widgets_change_the_numbers():
 def test_presets_set_d(preset):
     """One click on a preset sets d."""
     at = open_page(d="10")
-    at.button(key=f"preset_{preset}").click().run()
+    at.segmented_control(key="d_preset").set_value(preset).run()
     assert at.number_input(key="d").value == preset
     assert at.query_params["d"] == str(preset)
 

@@ -65,20 +65,26 @@ def teacher_controls(lang: str, where: DeltaGenerator, compact: bool = False) ->
 
 
 def d_presets(lang: str) -> None:
-    """One button per preset d, in one row that wraps; the current one is highlighted."""
-    st.caption(t("presets_label", lang))
-    # One flex row instead of a grid of columns: five buttons, one block (each block is an
-    # element every rerun sends and the browser lays out).
-    with st.container(horizontal=True, gap="small"):
-        for preset in PRESETS:
-            st.button(
-                f"{preset:,}",
-                key=f"preset_{preset}",
-                help=t(f"preset_{preset}", lang),
-                on_click=_set,
-                args=("d", preset),
-                type="primary" if st.session_state.d == preset else "secondary",
-            )
+    """The common sizes of d as one segmented control: a click sets d, and the current d is shown
+    selected (one widget, not five buttons: each widget is hashed, registered and sent on every
+    rerun). Typing another d leaves none selected."""
+    current = st.session_state.d
+    st.session_state.d_preset = current if current in PRESETS else None
+    st.segmented_control(
+        t("presets_label", lang),
+        PRESETS,
+        key="d_preset",
+        format_func=lambda d: f"{d:,}",
+        help="  \n".join(f"**{d:,}**: {t(f'preset_{d}', lang)}" for d in PRESETS),
+        on_change=_preset_chosen,
+    )
+
+
+def _preset_chosen() -> None:
+    """A click on a preset sets d; a click on the selected one (which clears it) keeps d."""
+    chosen = st.session_state.d_preset
+    if chosen is not None:
+        st.session_state.d = chosen
 
 
 def stage_picker(lang: str) -> str:

@@ -283,7 +283,7 @@ def cells(
     n, m = len(rows), len(cols)
     bar_room = colour_bar_room(bar)
     label = max((text_width(label, font) for label in rows), default=0)
-    room = MAIN_WIDTH[large] * share - (label + PAD + title_room(font) + SLACK + bar_room)
+    room = MAIN_WIDTH[large] * share - (label + label_room(font) + bar_room)
     size = int(min(room / max(m, 1), MAX_CELL[large], MAX_HEIGHT[large] / max(n, 1)))
     size = max(size, 10)
     numbers = {text for row in texts for text in row}  # each distinct number measured once
@@ -512,6 +512,11 @@ def title_room(font: int) -> float:
     return TITLE_GAP + 1.5 * (font + 1)
 
 
+def label_room(font: int) -> float:
+    """Pixels a margin needs beyond its tick labels: the pad, the axis title and Plotly's own."""
+    return PAD + title_room(font) + SLACK
+
+
 def axis_title(text: str, font: int) -> dict[str, Any]:
     """An axis title with the gap and size ``title_room`` counts on."""
     return {"text": text, "standoff": TITLE_GAP, "font": {"size": font + 1}}
@@ -521,7 +526,7 @@ def held_margin(
     left: float, top: float, font: int, right: float, bottom: float = 10
 ) -> dict[str, int]:
     """Margins that hold tick labels ``left``/``top`` px wide plus their axis titles."""
-    room = PAD + title_room(font) + SLACK
+    room = label_room(font)
     edges = {"l": left + room, "r": right, "t": top + room, "b": bottom}
     return {side: int(px) for side, px in edges.items()} | {"pad": PAD}
 

@@ -14,10 +14,6 @@ PRESETS = (64, 96, 768, 1536, 6144)
 HEADS_PRESETS = ((768, 12), (1536, 16))  # BERT-base, and a wider model
 
 
-def _set(key: str, value: object) -> None:
-    st.session_state[key] = value
-
-
 def _new_seed() -> None:
     st.session_state.seed = secrets.randbelow(SEED_MAX + 1)
 

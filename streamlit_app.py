@@ -47,4 +47,5 @@ pages = [
 try:
     st.navigation(pages).run()
 finally:
+    memory.freeze_modules()  # after a run that loaded modules: no collection walks them again
     memory.trim()  # what this run freed goes back to the system, not to an idle arena

@@ -1,4 +1,5 @@
-"""Freed memory goes back to the system after a run (ui/kit/memory.py), where glibc allows it."""
+"""Freed memory goes back to the system after a run (ui/kit/memory.py), where glibc allows it,
+and the collector does not walk the loaded modules on every run."""
 
 import subprocess
 import sys
@@ -43,10 +44,74 @@ def test_arenas_and_thresholds_can_be_set():
 
 
 def test_the_app_limits_arenas_and_trims_after_every_run():
-    """The entry point calls both, the trim even when a page stops or reruns."""
+    """The entry point calls both, the trim even when a page stops or reruns, after the freeze
+    (whose collection frees what the trim then returns)."""
     from conftest import ROOT
 
     source = (ROOT / "streamlit_app.py").read_text()
     assert "memory.tune()" in source
     run, trim = source.index("st.navigation(pages).run()"), source.index("memory.trim()")
     assert "finally:" in source[run:trim]
+    assert run < source.index("memory.freeze_modules()") < trim
+
+
+FREEZE_CHECK = """
+import gc, sys, weakref
+from ui.kit import memory
+
+class Node:
+    pass
+
+def cycle():
+    node = Node()
+    node.self = node
+    return weakref.ref(node)
+
+garbage = cycle()  # unreachable, but only a collection frees a cycle
+first = memory.freeze_modules()
+frozen = gc.get_freeze_count()
+again = memory.freeze_modules()
+import plotly.graph_objects  # a page's modules, loaded by a later run
+later = memory.freeze_modules()
+print(first, again, later, garbage() is None, frozen, gc.get_freeze_count() - frozen)
+"""
+
+
+def test_freeze_modules_freezes_after_each_run_that_loaded_modules_and_collects_first():
+    """In a fresh interpreter: the first call freezes, a second with no new module does not, one
+    after an import does and adds the new objects; a cycle that was garbage before the freeze is
+    collected, not frozen forever."""
+    from conftest import ROOT
+
+    done = subprocess.run(
+        [sys.executable, "-c", FREEZE_CHECK], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    first, again, later, collected, frozen, added = done.stdout.split()
+    assert (first, again, later) == ("True", "False", "True")
+    assert collected == "True", "a garbage cycle was frozen instead of collected"
+    assert int(frozen) > 1000 and int(added) > 1000
+
+
+APP_HEAP = """
+import gc
+from streamlit.testing.v1 import AppTest
+
+app = AppTest.from_file("streamlit_app.py", default_timeout=60)
+for _ in range(3):
+    app.run()
+assert not app.exception, app.exception
+print(gc.get_freeze_count(), len(gc.get_objects(generation=2)))
+"""
+
+
+def test_after_a_few_lab_runs_the_oldest_generation_holds_little_of_the_heap():
+    """A full collection walks the oldest generation: after the app's runs, the modules it loaded
+    are frozen and no longer there. Without the freeze the generation holds them all."""
+    from conftest import ROOT
+
+    done = subprocess.run(
+        [sys.executable, "-c", APP_HEAP], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    frozen, oldest = (int(n) for n in done.stdout.split())
+    assert frozen > 50_000, frozen
+    assert oldest < frozen / 4, (oldest, frozen)

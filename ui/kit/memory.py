@@ -7,10 +7,20 @@ each run keep the resident memory near what is really in use. And glibc maps eve
 allocated and freed a few times per training step, page-faults every time: blocks up to 4 MB come
 from the heap instead, which trains a d_k = 1024 head a third faster. Elsewhere than glibc (macOS,
 musl) these calls are skipped.
+
+Python's own collector walks every object it tracks when it collects the oldest generation: with
+Streamlit, Plotly and numpy loaded that is some 145,000 objects, and a lab rerun allocates enough
+to set it off most times, a 60–150 ms pause of the script thread (measured with ``gc.callbacks``
+on a server the bench drove) while the page waits for its figure and the class for the server.
+The modules live as long as the process, so after the run that imported them they are frozen:
+no collection walks them again.
 """
 
 import ctypes
 import ctypes.util
+import gc
+import sys
+import threading
 from functools import cache
 
 # mallopt's parameter numbers, from glibc's malloc.h
@@ -47,3 +57,19 @@ def tune() -> bool:
 def trim() -> bool:
     """Return free heap pages to the system; True when glibc released some."""
     return bool(LIBC is not None and LIBC.malloc_trim(0))
+
+
+_frozen = {"modules": 0}  # how many modules were loaded at the last freeze
+_freezing = threading.Lock()
+
+
+def freeze_modules() -> bool:
+    """After a run that loaded modules: collect once, then freeze everything alive, so that later
+    collections walk only what runs create. True when it froze."""
+    with _freezing:
+        if len(sys.modules) == _frozen["modules"]:
+            return False
+        _frozen["modules"] = len(sys.modules)
+        gc.collect()  # garbage frozen now would never be collected
+        gc.freeze()
+        return True

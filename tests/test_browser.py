@@ -151,6 +151,18 @@ def test_a_shared_url_reproduces_the_same_numbers(page, server, chromium_browser
         other.context.close()
 
 
+def test_the_share_link_opens_from_its_button_and_reproduces_the_view(page, server):
+    """The link box opens from a button: until then no code box is drawn (its highlighter is a
+    1.6 MB script the first chart would wait for); opened, it holds this view's settings."""
+    open_app(page, server, "?seed=11&d=96&lang=en")
+    assert page.locator("[data-testid='stCode']").count() == 0
+    page.locator(".st-key-share_link").get_by_role("button").click()
+    link = page.locator("[data-testid='stCode']").first
+    link.wait_for(timeout=10_000)
+    text = link.inner_text().replace("\n", "")
+    assert all(part in text for part in ("seed=11", "d=96", "lang=en", "stage=weights")), text
+
+
 def test_bad_url_shows_notes_never_a_traceback(page, server):
     """?d=1e400&text=<b>…: notes, literal text, no exception box."""
     open_app(page, server, "?d=1e400&seed=nan&mask=x&text=%3Cb%3Ebold%3C%2Fb%3E")

@@ -169,6 +169,8 @@ def close_page(*settings: Settings, share: bool = True) -> None:
     wanted = publish(link)
     if share:
         base = (st.context.url or "").split("?")[0]
-        with st.container(key="share_link"):
-            st.caption(t("share_title", lang()))
+        # In a popover: its box is drawn only when opened, and the code box's highlighter is a
+        # 1.6 MB script that a page would otherwise load and compile beside Plotly's first chart.
+        with st.container(key="share_link"), st.popover(t("share_title", lang())):
+            st.caption(t("share_hint", lang()))
             st.code(f"{base}?{urlencode(wanted)}", language=None, wrap_lines=True)

@@ -8,6 +8,17 @@ import pytest
 
 from ui.kit import memory
 
+
+def fresh_python(code: str) -> list[str]:
+    """The words ``code`` prints, run in a fresh interpreter in the project's root."""
+    from conftest import ROOT
+
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    return done.stdout.split()
+
+
 TRIM_CHECK = """
 import gc, psutil
 from ui.kit import memory
@@ -28,12 +39,7 @@ def test_trim_returns_a_fragmented_heap_to_the_system():
     """64 MB of 8 kB blocks, one in a hundred kept: the heap cannot shrink from its top, and
     without a trim the freed pages stay resident (even with the app's thresholds). In a fresh
     interpreter, whose heap holds nothing else."""
-    from conftest import ROOT
-
-    done = subprocess.run(
-        [sys.executable, "-c", TRIM_CHECK], cwd=ROOT, capture_output=True, text=True, check=True
-    )
-    released, dropped_mb = done.stdout.split()
+    released, dropped_mb = fresh_python(TRIM_CHECK)
     assert released == "True"
     assert float(dropped_mb) > 40, "the freed blocks stayed resident"
 
@@ -81,12 +87,7 @@ def test_freeze_modules_freezes_after_each_run_that_loaded_modules_and_collects_
     """In a fresh interpreter: the first call freezes, a second with no new module does not, one
     after an import does and adds the new objects; a cycle that was garbage before the freeze is
     collected, not frozen forever."""
-    from conftest import ROOT
-
-    done = subprocess.run(
-        [sys.executable, "-c", FREEZE_CHECK], cwd=ROOT, capture_output=True, text=True, check=True
-    )
-    first, again, later, collected, frozen, added = done.stdout.split()
+    first, again, later, collected, frozen, added = fresh_python(FREEZE_CHECK)
     assert (first, again, later) == ("True", "False", "True")
     assert collected == "True", "a garbage cycle was frozen instead of collected"
     assert int(frozen) > 1000 and int(added) > 1000
@@ -107,11 +108,6 @@ print(gc.get_freeze_count(), len(gc.get_objects(generation=2)))
 def test_after_a_few_lab_runs_the_oldest_generation_holds_little_of_the_heap():
     """A full collection walks the oldest generation: after the app's runs, the modules it loaded
     are frozen and no longer there. Without the freeze the generation holds them all."""
-    from conftest import ROOT
-
-    done = subprocess.run(
-        [sys.executable, "-c", APP_HEAP], cwd=ROOT, capture_output=True, text=True, check=True
-    )
-    frozen, oldest = (int(n) for n in done.stdout.split())
+    frozen, oldest = (int(n) for n in fresh_python(APP_HEAP))
     assert frozen > 50_000, frozen
     assert oldest < frozen / 4, (oldest, frozen)

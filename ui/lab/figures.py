@@ -22,6 +22,7 @@ from ui.kit.figures import (
     figure,
     grid,
     held_margin,
+    label_room,
     matrix_heatmap,
     text_width,
     tick_labels,
@@ -69,8 +70,8 @@ def _row_layout(
     lines = 2 if numbers and upright and _apart([text_width(n, font) for n in numbers], step) else 1
     if lines == 2:
         labels = [f"{label}<br>{number}" for label, number in zip(labels, numbers, strict=True)]
-    room = margin["t"]  # the title's room, as below the keys
-    margin["t"], margin["b"] = 50, room + int(font * 1.3 * lines if upright else max(widths))
+    below = font * 1.3 * lines if upright else max(widths)  # the keys' labels
+    margin["t"], margin["b"] = 50, int(label_room(font)) + int(below)
     ticks = {"tickfont": {"size": font}}  # figure()'s template lets Plotly skip measuring them
     return {
         "barmode": "group",

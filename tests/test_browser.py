@@ -120,6 +120,41 @@ def test_typing_a_sentence_and_enter_redraws_with_its_tokens(page, server):
     assert tick_texts(page, "weights_heatmap") == ["[CLS]", "我", "爱", "我", "家", "[SEP]"]
 
 
+def test_after_a_new_sentence_the_row_box_names_its_token_and_the_next_change_works(page, server):
+    """Enter reruns the lab's view alone (a fragment). The row box must then name the new
+    sentence's token, and the next setting (a d preset) must redraw, not fail on the old one."""
+    open_app(page, server, "?lang=en")
+    assert selected_row_text(page).startswith("2 · 喜")
+    box = page.locator(".st-key-text input")
+    box.fill("我爱我家")
+    box.press("Enter")
+    wait_idle(page, settle_ms=800)
+    assert selected_row_text(page).startswith("2 · 爱")
+    page.get_by_role("radio", name="1,536", exact=True).click()
+    wait_idle(page, settle_ms=800)
+    assert page.locator("[data-testid='stException']").count() == 0
+    assert tick_texts(page, "weights_heatmap") == ["[CLS]", "我", "爱", "我", "家", "[SEP]"]
+    assert "d=1536" in page.url and "row=2" in page.url
+
+
+def test_a_d_the_sidebar_heads_do_not_divide_reruns_the_page_to_fit_them(page, server):
+    """d is set above the figure, in a run of the view alone; the sidebar lists the heads of
+    the page's d. 12 heads at d = 768, then the 64 preset: the page reruns, heads become 1 with
+    a note, and the sidebar's heads box lists the divisors of 64."""
+    open_app(page, server, "?lang=en&d=768&heads=12&head=3")
+    assert page.locator(".st-key-heads input").input_value() == "12"
+    page.get_by_role("radio", name="64", exact=True).click()
+    note = page.get_by_text("12 heads do not divide d = 64, so 1 head is used.")
+    note.wait_for(timeout=30_000)
+    wait_idle(page, settle_ms=800)
+    assert page.locator("[data-testid='stException']").count() == 0
+    assert page.locator(".st-key-heads input").input_value() == "1"
+    assert "d=64" in page.url and "heads=1" in page.url and "head=0" in page.url
+    page.locator(".st-key-heads").click()
+    listed = page.get_by_role("option").all_text_contents()
+    assert listed == [str(h) for h in (1, 2, 4, 8, 16, 32, 64)], listed
+
+
 def test_toggling_scaling_changes_the_weights(page, server):
     """Scaling off at d = 1536: the drawn weights change and one of them nears 1."""
     open_app(page, server, "?d=1536")

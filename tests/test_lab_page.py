@@ -414,11 +414,25 @@ def test_heads_preset_sets_d_and_heads():
 
 
 def test_changing_d_resets_heads_that_no_longer_divide_it():
-    """12 heads at d = 768, then d = 100: 12 does not divide 100, so 1 head, with a caption."""
-    at = open_page(d="768", heads="12", head="3")
+    """12 heads at d = 768, then d = 100: 12 does not divide 100, so 1 head, with a caption
+    that says so once (not the note for a value carried from another page)."""
+    at = open_page(d="768", heads="12", head="3", lang="en")
     at.number_input(key="d").set_value(100).run()
     assert at.selectbox(key="heads").value == 1 and at.selectbox(key="head").value == 0
     assert "heads_grid" not in chart_keys(at)
+    said = "12 heads do not divide d = 100, so 1 head is used."
+    assert markdown_texts(at).count(said) == 1
+    assert not any("another page" in text for text in markdown_texts(at))
+    at.toggle(key="scale").set_value(False).run()
+    assert said not in markdown_texts(at)
+
+
+def test_a_d_preset_resets_heads_that_no_longer_divide_it():
+    """12 heads at d = 768, then the 64 preset: 1 head, and the caption."""
+    at = open_page(d="768", heads="12", lang="en")
+    at.button_group(key="d_preset").set_value(64).run()
+    assert at.query_params["d"] == "64" and at.selectbox(key="heads").value == 1
+    assert "12 heads do not divide d = 64, so 1 head is used." in markdown_texts(at)
 
 
 def test_embedding_source_without_positions_makes_the_two_wo_identical():

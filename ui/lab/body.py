@@ -13,7 +13,14 @@ from ui.kit.figures import format_small, matrix_heatmap
 from ui.kit.text import STRINGS, t
 from ui.lab import figures
 from ui.lab.compute import compute_lab
-from ui.lab.controls import controls, stage_picker
+from ui.lab.controls import (
+    controls,
+    heads_note,
+    sidebar_is_stale,
+    stage_picker,
+    teacher_bar,
+    text_box,
+)
 from ui.lab.export import matrix_csv, state_zip
 from ui.lab.settings import LabParams, clamp_row
 from ui.lab.stages import OUTPUT_DIMS, STAGE_VIEWS, row_panel
@@ -21,10 +28,28 @@ from viz_core import LabResult
 
 
 def render() -> None:
-    """The page, top to bottom: controls, one cached core call, the stage view, then the rest."""
+    """The page, top to bottom: controls, then the view of the sentence (``lab_view``)."""
     lang = state.open_page("lab_title", "lab_intro", LabParams)
-    bar = st.container() if state.present() else None
-    controls(lang, bar)
+    controls(lang)
+    lab_view(lang)
+
+
+@st.fragment
+def lab_view(lang: str) -> None:
+    """The sentence box, the bar of d, ÷√d and mask, one cached core call, the stage view, then
+    the rest.
+
+    A fragment: Enter in the box, or a new d, scaling or mask, reruns this alone. The sidebar's
+    widgets, the title and the navigation stay as they are: the browser re-renders every element
+    a run sends, and these were half of the page (README, "Benchmarks"). Settings in the sidebar
+    rerun the page.
+    """
+    if sidebar_is_stale():
+        st.rerun(scope="app")  # the page's run lists the heads of the new d
+    if not state.present():
+        text_box(lang)
+    teacher_bar(lang)
+    heads_note(lang)
     params = state.current(LabParams)
     result = compute_lab(**params.core_kwargs())
     if result.n_content == 0:
@@ -61,6 +86,10 @@ def stage_view(params: LabParams, lang: str) -> None:
     result = compute_lab(**params.core_kwargs())
     n = len(result.tokens)
     row = min(int(st.session_state.get("row", params.row)), n - 1)
+    # The row box labels each row with its token. Assigning the row makes Streamlit send this
+    # sentence's label to the browser, which would otherwise keep the old one and send it back
+    # (the page's run assigns every setting in ``restore``; a run of a fragment alone does not).
+    st.session_state.row = row
     params = replace(params, row=row, stage=stage_picker(lang))
     figure_side, row_side = st.columns([3, 2], gap="medium")
     with figure_side:

@@ -1,10 +1,11 @@
-"""The lab's sidebar: every widget's key is its URL name and its parameter name in the core."""
+"""The lab's controls: the sidebar, the sentence box, and the bar above the figure. Every
+widget's key is its URL name and its parameter name in the core."""
 
 import secrets
 
 import streamlit as st
-from streamlit.delta_generator import DeltaGenerator
 
+from ui.kit import state
 from ui.kit.display import number_input, picker, radio
 from ui.kit.text import t
 from ui.lab.settings import MAX_TEXT_CHARS, LabParams
@@ -24,40 +25,40 @@ def _set_model(d: int, heads: int) -> None:
     st.session_state.head = 0
 
 
-def controls(lang: str, bar: DeltaGenerator | None) -> None:
-    """The sidebar; in presenter mode d, scaling and the mask go to ``bar`` above the figure,
-    where a teacher reaches them without opening the sidebar."""
+def controls(lang: str) -> None:
+    """The sidebar: what a lesson changes less often than d, scaling and the mask, which sit
+    above the figure (``teacher_bar``). On a projector the sentence box is here too, so that the
+    figure keeps the first screen; else it heads the page's view (``text_box``)."""
     with st.sidebar:
         st.header(t("controls", lang))
-        st.text_input(
-            t("text_label", lang), key="text", help=t("text_help", lang), max_chars=MAX_TEXT_CHARS
-        )
+        if state.present():
+            text_box(lang)
         st.toggle(t("special_label", lang), key="special", help=t("special_help", lang))
-        if bar is None:
-            teacher_controls(lang, st.container())
         number_input(LabParams, "seed", lang, "seed", step=1)
         st.button(t("new_random", lang), key="new_seed", on_click=_new_seed)
         model_controls(lang)
-    if bar is not None:
-        teacher_controls(lang, bar, compact=True)
 
 
-def teacher_controls(lang: str, where: DeltaGenerator, compact: bool = False) -> None:
-    """d with its presets, scaling and the mask: what a lesson on √d changes; side by side in
-    presenter mode."""
-    d_box, presets, scale, mask = where.columns([1, 3.2, 1, 2.8]) if compact else [where] * 4
+def text_box(lang: str) -> None:
+    """The sentence: each character becomes a token."""
+    st.text_input(
+        t("text_label", lang), key="text", help=t("text_help", lang), max_chars=MAX_TEXT_CHARS
+    )
+
+
+def teacher_bar(lang: str) -> None:
+    """d with its presets, scaling and the mask, side by side above the figure: what a lesson on
+    √d changes, in reach without opening the sidebar."""
+    d_box, presets, scale, mask = st.columns([1, 3.2, 1, 2.8])
     with d_box:
-        number_input(LabParams, "d", lang, "d_short" if compact else "d", step=1)
+        help_d = t("d_help", lang)
+        number_input(LabParams, "d", lang, "d_short", step=1, help=help_d, on_change=fit_heads)
     with presets:
         d_presets(lang)
     with scale:
-        label = t("scale_label_short" if compact else "scale_label", lang)
-        st.toggle(label, key="scale", help=t("scale_help", lang))
-    with mask:
-        if compact:  # short names on one line
-            radio(LabParams, "mask", lang, "mask_short", horizontal=True)
-        else:
-            radio(LabParams, "mask", lang, "mask")
+        st.toggle(t("scale_label_short", lang), key="scale", help=t("scale_help", lang))
+    with mask:  # short names on one line
+        radio(LabParams, "mask", lang, "mask_short", horizontal=True, help=t("mask_help", lang))
 
 
 def d_presets(lang: str) -> None:
@@ -81,6 +82,7 @@ def _preset_chosen() -> None:
     chosen = st.session_state.d_preset
     if chosen is not None:
         st.session_state.d = chosen
+        fit_heads()
 
 
 def stage_picker(lang: str) -> str:
@@ -89,13 +91,22 @@ def stage_picker(lang: str) -> str:
 
 
 MODEL_KEYS = ("heads", "head", "source", "position", "temperature")
+SIDEBAR_D = "_sidebar_d"  # the d that the sidebar's list of heads was drawn for
+HEADS_NOTE = "_heads_reset"  # (heads, d) when a new d did not divide the heads: said once
+
+
+def sidebar_is_stale() -> bool:
+    """Whether d, set above the figure in a run of the view alone, has left the sidebar's open
+    model controls listing the heads of another d."""
+    session = st.session_state
+    return bool(session.get("show_model")) and session.d != session.get(SIDEBAR_D, session.d)
 
 
 def model_controls(lang: str) -> None:
     """Heads, where Q/K/V come from, and the temperature, behind a switch: open when any of them
     differs from its default (a link that sets one opens it), closed for the first lesson.
     Closed, they keep their values (restored from the page's last run) and cost no widgets."""
-    fit_heads(lang)
+    st.session_state[SIDEBAR_D] = st.session_state.d
     defaults = LabParams()
     changed = any(st.session_state[key] != getattr(defaults, key) for key in MODEL_KEYS)
     st.session_state.setdefault("show_model", changed)
@@ -112,15 +123,23 @@ def model_controls(lang: str) -> None:
     number_input(LabParams, "temperature", lang, "temperature", step=0.05, format="%.2f")
 
 
-def fit_heads(lang: str) -> None:
-    """Heads must divide d, and the head shown must exist: after d changed, say what was reset
-    (shown or not, the heads setting must fit)."""
+def fit_heads() -> None:
+    """After d changed: heads must divide d, and the head shown must exist (shown or not, the
+    heads setting must fit); ``heads_note`` says what was reset."""
     session = st.session_state
     if int(session.heads) not in head_choices(int(session.d)):
-        st.caption(t("heads_reset", lang, heads=session.heads, d=session.d))
+        session[HEADS_NOTE] = (int(session.heads), int(session.d))
         session.heads = 1
     if int(session.head) >= int(session.heads):
         session.head = 0
+
+
+def heads_note(lang: str) -> None:
+    """Under d: the heads that the new d did not divide, once."""
+    reset = st.session_state.pop(HEADS_NOTE, None)
+    if reset is not None:
+        heads, d = reset
+        st.caption(t("heads_reset", lang, heads=heads, d=d))
 
 
 def heads_controls(lang: str) -> None:

@@ -456,6 +456,17 @@ MARGINS = """(selector) => [...document.querySelectorAll(selector)].map(gd => {
         ("?lang=en&text=ABCDEFGHIJKLMNOPQRSTUVWXYZ&heads=16", ["row_bars", "heads_grid"]),
         ("softmax?lang=en", ["jacobian_heatmap"]),
         ("steps?lang=zh&step=2", ["step_scores"]),
+        ("variants?lang=en&variant=gqa&q_heads=64&kv_heads=4", ["gqa_heads"]),
+        ("variants?lang=zh&present=true&variant=gqa", ["gqa_heads"]),
+        ("variants?lang=en&variant=window&text=ABCDEFGHIJKLMNOPQRSTUVWXYZ", ["window_heatmap"]),
+        ("variants?lang=zh&present=true&variant=window", ["window_heatmap"]),
+        ("variants?lang=zh&variant=rope", ["rope_scores"]),
+        ("variants?lang=en&present=true&variant=rope", ["rope_scores"]),
+        ("variants?lang=en&variant=cross", ["cross_heatmap"]),
+        (
+            "variants?lang=en&present=true&variant=cross&text=Attention%20is%20all",
+            ["cross_heatmap"],
+        ),
     ],
 )
 def test_each_chart_is_drawn_once_because_its_margins_hold_its_labels(

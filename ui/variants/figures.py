@@ -12,19 +12,27 @@ import plotly.graph_objects as go
 from ui.kit.figures import (
     BLUES,
     DIVERGING,
+    FONT,
     MASK_COLOUR,
+    PAD,
     SELECT_COLOUR,
+    SLACK,
+    axis_title,
     escape,
     figure,
     format_cell,
+    label_room,
     masked_runs,
     matrix_heatmap,
     panel_title,
+    text_width,
     tick_labels,
 )
 from ui.kit.text import t
 from ui.variants.compute import CrossView, GqaView, RopeView, WindowView
 
+TURNED_45 = 6  # px more above labels turned by 45° than on their side (measured: 2 px)
+LOWEST_LABEL = 16  # px below the plot for the last row's label when cells are low (measured 13)
 TEXT_UP_TO = 10  # rows or columns: above this a cell is too small for its number
 LABELLED_HEADS = 16  # heads: above this, one row label per group (or every few heads)
 LOST_COLOUR = "#f59e0b"  # amber: pairs the causal mask allows and the window cuts
@@ -216,10 +224,36 @@ def _sized(layout: dict[str, Any], rows: int, cols: int, large: bool) -> dict[st
     cell = max(4 if large else 8, fits)
     return {
         "height": cell * rows + (70 if large else 90),
-        "margin": {"l": 10, "r": 10, "t": 10, "b": 40},
+        "margin": _held(layout),
         "plot_bgcolor": "rgba(0, 0, 0, 0)",
         "dragmode": False,
         **layout,
+    }
+
+
+def _held(layout: dict[str, Any]) -> dict[str, int]:
+    """Margins that hold the panels' tick labels, so that Plotly draws the figure once (see
+    ``held_margin`` in the kit): the widest row label on the left; above, the column labels,
+    upright or turned on their side, and the half of the last one that overhangs on the right."""
+    left = top = right = 0.0
+    for name, axis in layout.items():
+        if not name.startswith(("xaxis", "yaxis")) or not axis.get("showticklabels", True):
+            continue
+        font = axis["tickfont"]["size"]
+        widths = [text_width(str(label), font) for label in axis["ticktext"]]
+        if name.startswith("yaxis"):  # and the labels' own standoff, measured 9-11 px
+            left = max(left, max(widths) + SLACK)
+        elif axis.get("tickangle") == 0:  # a line of CJK text: up to 1.9 × the font
+            top, right = max(top, 2 * font), max(right, widths[-1] / 2)
+        else:  # turned: the longest label, and Plotly's turn takes about two lines more
+            top, right = max(top, max(widths) + 2 * font), max(right, font)
+    room = PAD + SLACK
+    return {
+        "l": int(left + room),
+        "r": int(right + room),
+        "t": int(top + room),
+        "b": 40,
+        "pad": PAD,
     }
 
 
@@ -282,17 +316,34 @@ def rope_scores(view: RopeView, *, lang: str, large: bool = False) -> go.Figure:
     demo = np.vstack([view.demo_plain, view.demo_rope])  # (4, n_demo)
     traces.append(_heat(demo, "scores", ("x2", "y2"), "demo"))
     line = {"type": "line", "xref": "x2 domain", "x0": 0, "x1": 1, "yref": "y2", "y0": 1.5}
+    font = FONT["size"]
+    heatmap = _axes(rows, tick_labels(view.demo_tokens), "2", [0.7, 1], large)
     layout = {
-        "xaxis": {"domain": [0, 0.48], "title": {"text": t("vr_axis_distance", lang)}},
-        "yaxis": {"title": {"text": t("vr_axis_score", lang)}, "zeroline": False},
-        **_axes(rows, tick_labels(view.demo_tokens), "2", [0.7, 1], large),
+        "xaxis": {"domain": [0, 0.48], "title": axis_title(t("vr_axis_distance", lang), font)},
+        "yaxis": {"title": axis_title(t("vr_axis_score", lang), font), "zeroline": False},
+        **heatmap,
         "shapes": [{**line, "y1": 1.5, "line": {"color": "#6b7280", "width": 3}}],
         "legend": {"orientation": "h", "x": 0, "y": 1.02, "yanchor": "bottom"},
         "height": 340 if large else 380,
-        "margin": {"l": 10, "r": 10, "t": 10, "b": 10},
+        "margin": _rope_margin(view, heatmap, font),
         "dragmode": False,
     }
     return figure(traces, layout)
+
+
+def _rope_margin(view: RopeView, heatmap: dict[str, Any], font: int) -> dict[str, int]:
+    """Held margins (Plotly draws once): the scores and their title on the left, the distances
+    and theirs below, the legend's line above, and the demo tokens' overhang on the right."""
+    scores = np.concatenate([view.absolute, view.rope])
+    extremes = (f"{value:.1f}".replace("-", "\u2212") for value in (scores.min(), scores.max()))
+    widest = max(text_width(label, font) for label in extremes)  # ≥ any tick label's
+    return {
+        "l": int(widest + label_room(font)),
+        "r": _held(heatmap)["r"],
+        "t": int(2 * font + label_room(font)),
+        "b": int(2 * font + label_room(font)),
+        "pad": PAD,
+    }
 
 
 def _points(x: np.ndarray, y: np.ndarray, colour: str, name: str, marker: dict[str, Any]) -> Trace:
@@ -327,6 +378,9 @@ def cross_heatmap(
     )
     if fig.layout.xaxis.tickangle:  # the kit turns labels upright for [CLS]; letters of a Latin
         fig.layout.xaxis.tickangle = -45  # sentence lie on their side then: half a turn reads
+        fig.layout.margin.t += TURNED_45  # so that Plotly draws once (its margin held)
+    # Many queries on a projector: cells lower than a label, whose last one reaches below.
+    fig.layout.margin.b = max(fig.layout.margin.b, LOWEST_LABEL)
     return fig
 
 

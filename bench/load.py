@@ -51,6 +51,7 @@ class Session:
     received: list[int] = field(default_factory=list)  # bytes the server sent, per run
     failures: list[str] = field(default_factory=list)
     widget_ids: dict[str, str] = field(default_factory=dict)
+    fragments: dict[str, str] = field(default_factory=dict)  # widget key → its fragment's id
     page_hash: str = ""
 
     def connect(self) -> websocket.WebSocket:
@@ -62,6 +63,9 @@ class Session:
         message = BackMsg()
         message.rerun_script.query_string = query
         message.rerun_script.page_script_hash = self.page_hash
+        # As a browser does: a change to widgets of one fragment reruns that fragment alone.
+        (fragment, *others) = {self.fragments.get(key, "") for key in widgets} or {""}
+        message.rerun_script.fragment_id = "" if others else fragment
         for key, value in widgets.items():
             state = message.rerun_script.widget_states.widgets.add()
             state.id = self.widget_ids[key]
@@ -85,7 +89,9 @@ class Session:
                 widget = getattr(element, element.WhichOneof("type") or "", None)
                 widget_id = getattr(widget, "id", "")
                 if widget_id and "-" in widget_id:
-                    self.widget_ids.setdefault(widget_id.rsplit("-", 1)[-1], widget_id)
+                    key = widget_id.rsplit("-", 1)[-1]
+                    self.widget_ids.setdefault(key, widget_id)
+                    self.fragments[key] = reply.delta.fragment_id
                 if element.WhichOneof("type") == "exception":
                     self.failures.append(element.exception.message)
             elif kind == "script_finished":

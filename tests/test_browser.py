@@ -417,6 +417,13 @@ def overlapping(found):
             "jacobian_heatmap",
         ),
         ("steps?lang=zh&step=2", "step_scores"),
+        ("variants?lang=en&variant=gqa", "gqa_heads"),
+        ("variants?lang=zh&present=true&variant=gqa&q_heads=8&kv_heads=2", "gqa_heads"),
+        ("variants?lang=zh&variant=window", "window_heatmap"),
+        ("variants?lang=en&present=true&variant=window", "window_heatmap"),
+        ("variants?lang=zh&variant=rope", "rope_scores"),
+        ("variants?lang=en&present=true&variant=rope", "rope_scores"),
+        ("variants?lang=en&present=true&variant=cross", "cross_heatmap"),
     ],
 )
 def test_cell_numbers_are_readable_and_no_label_overlaps_another(projector, server, path, key):
@@ -424,7 +431,7 @@ def test_cell_numbers_are_readable_and_no_label_overlaps_another(projector, serv
     no tick label overlaps another (numbers that would not fit are left to the hover)."""
     open_drawn(projector, server, path, [key])
     chart = f".st-key-{key}"
-    numbers = boxes(projector, f"{chart} .heatmap-label")
+    numbers = boxes(projector, f"{chart} .heatmap-label text")  # text: its own font size
     assert all(box["size"] >= 12 for box in numbers), {box["size"] for box in numbers}
     assert overlapping(numbers) == []
     for axis in ("xtick", "ytick"):

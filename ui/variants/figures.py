@@ -31,8 +31,9 @@ from ui.kit.figures import (
 from ui.kit.text import t
 from ui.variants.compute import CrossView, GqaView, RopeView, WindowView
 
-TURNED_45 = 6  # px more above labels turned by 45° than on their side (measured: 2 px)
 LOWEST_LABEL = 16  # px below the plot for the last row's label when cells are low (measured 13)
+FIGURE_WIDTH = {False: 520, True: 730}  # px: the figure's column, 2/3 of the main area
+NUMBER_FONT = 12  # px: cell numbers, readable from the back of a classroom
 TEXT_UP_TO = 10  # rows or columns: above this a cell is too small for its number
 LABELLED_HEADS = 16  # heads: above this, one row label per group (or every few heads)
 LOST_COLOUR = "#f59e0b"  # amber: pairs the causal mask allows and the window cuts
@@ -182,7 +183,7 @@ def gqa_heads(
     if view.q_heads > LABELLED_HEADS:  # one label per group, or every few heads
         layout["yaxis"] |= _head_ticks(view.q_heads, view.kv_heads)
     cols = view.keys.shape[1] + len(tokens)
-    return figure(traces, _sized(layout, view.q_heads, cols, large))
+    return _sized(traces, layout, view.q_heads, cols, large)
 
 
 def _group_lines(kv_heads: int, group: int) -> list[dict[str, Any]]:
@@ -216,19 +217,51 @@ def _head_ticks(q_heads: int, kv_heads: int) -> dict[str, Any]:
     return {"tickvals": values, "ticktext": text, "tickfont": {"size": 11}}
 
 
-def _sized(layout: dict[str, Any], rows: int, cols: int, large: bool) -> dict[str, Any]:
-    """Height for square cells of ``rows`` × ``cols`` (all panels side by side): the width
-    beside the controls is about 500 px, or 700 px on a projector, where the figure must also
-    stay within about 340 px of height to fit a 1280 × 720 screen."""
-    fits = min(30, 700 // cols, 270 // rows) if large else min(34, 500 // cols, 600 // rows)
-    cell = max(4 if large else 8, fits)
-    return {
-        "height": cell * rows + (70 if large else 90),
-        "margin": _held(layout),
+def _sized(
+    traces: list[Trace], layout: dict[str, Any], rows: int, cols: int, large: bool
+) -> go.Figure:
+    """Square cells for ``rows`` × ``cols`` (all panels side by side) in the figure's column, or
+    within about 270 px of height on a projector (the figure must fit a 1280 × 720 screen); the
+    margins hold the labels, and the cells' numbers are shown where they fit."""
+    cell = _cell(layout, rows, cols, large)
+    for name, axis in layout.items():  # labels wider than a cell lie on their side, as the kit's
+        if name.startswith("xaxis") and axis.get("tickangle") == 0:
+            font = axis["tickfont"]["size"]
+            if max(text_width(str(label), font) for label in axis["ticktext"]) + 2 > cell:
+                layout[name] = axis | {"tickangle": -90}
+    cell = _cell(layout, rows, cols, large)  # the turned labels change the margins
+    margin = _held(layout)
+    sized = {
+        "height": cell * rows + margin["t"] + margin["b"],
+        "margin": margin,
         "plot_bgcolor": "rgba(0, 0, 0, 0)",
         "dragmode": False,
         **layout,
     }
+    return figure(_numbers_that_fit(traces, cell), sized)
+
+
+def _cell(layout: dict[str, Any], rows: int, cols: int, large: bool) -> int:
+    """The cells' side in px: the figure's column across, a height that fits the screen."""
+    margin = _held(layout)
+    across = (FIGURE_WIDTH[large] - margin["l"] - margin["r"]) * 0.94 / cols  # panels' gaps
+    tall = min(30, 270 // rows) if large else min(34, 600 // rows)
+    return max(4 if large else 8, int(min(across, tall)))
+
+
+def _numbers_that_fit(traces: list[Trace], cell: float) -> list[Trace]:
+    """Cell numbers at a readable size where they fit in ``cell`` px, else left to the hover."""
+    fitted = []
+    for trace in traces:
+        if "text" in trace:
+            numbers = {text for row in trace["text"] for text in row}
+            widest = max([NUMBER_FONT] + [text_width(text, NUMBER_FONT) for text in numbers])
+            if widest + 4 <= cell:  # a gap between neighbours' numbers
+                trace = trace | {"textfont": {"size": NUMBER_FONT}}
+            else:
+                trace = {key: value for key, value in trace.items() if not key.startswith("text")}
+        fitted.append(trace)
+    return fitted
 
 
 def _held(layout: dict[str, Any]) -> dict[str, int]:
@@ -289,7 +322,7 @@ def window_heatmap(
             panel_title(t("vr_window_panel_window", lang, window=view.window), 0.76, above=False),
         ],
     }
-    return figure(traces, _sized(layout, n, 2 * n, large))
+    return _sized(traces, layout, n, 2 * n, large)
 
 
 # --- RoPE ------------------------------------------------------------------------------------
@@ -328,7 +361,10 @@ def rope_scores(view: RopeView, *, lang: str, large: bool = False) -> go.Figure:
         "margin": _rope_margin(view, heatmap, font),
         "dragmode": False,
     }
-    return figure(traces, layout)
+    margin, n_demo = layout["margin"], len(view.demo_tokens)
+    across = (FIGURE_WIDTH[large] - margin["l"] - margin["r"]) * 0.3 / n_demo
+    tall = (layout["height"] - margin["t"] - margin["b"]) / len(rows)
+    return figure(_numbers_that_fit(traces, min(across, tall)), layout)
 
 
 def _rope_margin(view: RopeView, heatmap: dict[str, Any], font: int) -> dict[str, int]:
@@ -376,9 +412,6 @@ def cross_heatmap(
         large=large,
         share=0.62,  # the figure's column beside the controls
     )
-    if fig.layout.xaxis.tickangle:  # the kit turns labels upright for [CLS]; letters of a Latin
-        fig.layout.xaxis.tickangle = -45  # sentence lie on their side then: half a turn reads
-        fig.layout.margin.t += TURNED_45  # so that Plotly draws once (its margin held)
     # Many queries on a projector: cells lower than a label, whose last one reaches below.
     fig.layout.margin.b = max(fig.layout.margin.b, LOWEST_LABEL)
     return fig
@@ -391,4 +424,4 @@ def _cell_text(z: np.ndarray, kind: str, quiet: np.ndarray) -> Trace:
         ["" if quiet[i, j] else format_cell(float(z[i, j]), kind) for j in range(m)]
         for i in range(n)
     ]
-    return {"text": text, "texttemplate": "%{text}", "textfont": {"size": 11}}
+    return {"text": text, "texttemplate": "%{text}"}

@@ -123,6 +123,9 @@ def served_reruns(quick: bool) -> dict[str, float]:
                 for i in range(runs):
                     value = f"{SENTENCES[i % 5]}{batch}{i}" if key == "text" else batch * runs + i
                     session.run(socket, LINK, {key: value})
+    for name, (session, _, _) in sessions.items():  # a failed or empty run is not a rerun
+        assert not session.failures, (name, session.failures)
+        assert min(session.received) > 4_000, (name, min(session.received))  # a heatmap's
     return {name: statistics.median(s.latencies[1:]) for name, (s, _, _) in sessions.items()}
 
 

@@ -413,6 +413,23 @@ def test_heads_preset_sets_d_and_heads():
     assert len(heatmaps(at, "heads_grid")) == 16
 
 
+@pytest.mark.parametrize(("sent", "kept"), [("3 · 欢", 3), ("12 · 能", 12), ("· x", 0)])
+def test_a_row_label_sent_back_as_text_keeps_its_number(sent, kept):
+    """A run of the lab's view alone can get the row box's old label back as text."""
+
+    def app(sent):
+        import streamlit as st
+
+        from ui.lab.body import row_as_number
+
+        st.session_state.row = sent
+        row_as_number()
+        st.write(repr(st.session_state.row))
+
+    at = AppTest.from_function(app, args=(sent,)).run()
+    assert not at.exception and at.markdown[0].value == repr(kept)
+
+
 def test_changing_d_resets_heads_that_no_longer_divide_it():
     """12 heads at d = 768, then d = 100: 12 does not divide 100, so 1 head, with a caption
     that says so once (not the note for a value carried from another page)."""

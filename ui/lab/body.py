@@ -46,6 +46,7 @@ def lab_view(lang: str) -> None:
     """
     if sidebar_is_stale():
         st.rerun(scope="app")  # the page's run lists the heads of the new d
+    row_as_number()
     if not state.present():
         text_box(lang)
     teacher_bar(lang)
@@ -109,6 +110,16 @@ def stage_view(params: LabParams, lang: str) -> None:
             format_func=lambda i: f"{i} · {tokens[i]}",
         )
     state.close_page(params)
+
+
+def row_as_number() -> None:
+    """The row box sends back the label it shows, "3 · 欢". One sent before the box got a new
+    sentence's labels (Enter, then a click on the box while that run is on) comes back as that
+    text, which this view's run alone does not check (the page's run does): keep its number."""
+    row = st.session_state.get("row")
+    if isinstance(row, str):
+        number = row.split(" ", 1)[0]
+        st.session_state.row = int(number) if number.isdigit() else 0
 
 
 def row_inside(params: LabParams, n: int, lang: str) -> LabParams:

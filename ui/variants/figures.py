@@ -371,8 +371,9 @@ def _rope_margin(view: RopeView, heatmap: dict[str, Any], font: int) -> dict[str
     """Held margins (Plotly draws once): the scores and their title on the left, the distances
     and theirs below, the legend's line above, and the demo tokens' overhang on the right."""
     scores = np.concatenate([view.absolute, view.rope])
-    extremes = (f"{value:.1f}".replace("-", "\u2212") for value in (scores.min(), scores.max()))
-    widest = max(text_width(label, font) for label in extremes)  # ≥ any tick label's
+    # The extremes with two decimals: at least as wide as the tick labels Plotly picks.
+    extremes = (f"{value:.2f}".replace("-", "\u2212") for value in (scores.min(), scores.max()))
+    widest = max(text_width(label, font) for label in extremes)
     return {
         "l": int(widest + label_room(font)),
         "r": _held(heatmap)["r"],
@@ -412,8 +413,11 @@ def cross_heatmap(
         large=large,
         share=0.62,  # the figure's column beside the controls
     )
-    # Many queries on a projector: cells lower than a label, whose last one reaches below.
-    fig.layout.margin.b = max(fig.layout.margin.b, LOWEST_LABEL)
+    # Many queries on a projector: cells lower than a label, whose last one reaches below (the
+    # figure grows by as much, so that the cells keep their size).
+    extra = max(0, LOWEST_LABEL - fig.layout.margin.b)
+    fig.layout.margin.b += extra
+    fig.layout.height += extra
     return fig
 
 

@@ -286,11 +286,21 @@ def cells(
     room = MAIN_WIDTH[large] * share - (label + label_room(font) + bar_room)
     size = int(min(room / max(m, 1), MAX_CELL[large], MAX_HEIGHT[large] / max(n, 1)))
     size = max(size, 10)
+    show_text = numbers_fit(texts, font, size)
+    return Cells(size, font, show_text, tick_angle(cols, font, size), bar_room)
+
+
+def numbers_fit(texts: list[list[str]], font: int, size: float) -> bool:
+    """Whether a matrix's numbers fit its cells of ``size`` px, with a gap between neighbours."""
     numbers = {text for row in texts for text in row}  # each distinct number measured once
     widest = max((text_width(text, font) for text in numbers), default=0)
-    show_text = widest + 4 <= size and font + 4 <= size  # a gap between neighbours' numbers
-    label = max((text_width(text, font) for text in cols), default=0)
-    return Cells(size, font, show_text, 0 if label + 2 <= size else -90, bar_room)
+    return widest + 4 <= size and font + 4 <= size
+
+
+def tick_angle(labels: list[str], font: int, size: float) -> int:
+    """Column labels upright while they fit a cell of ``size`` px, else on their side."""
+    widest = max((text_width(label, font) for label in labels), default=0)
+    return 0 if widest + 2 <= size else -90
 
 
 def matrix_heatmap(

@@ -24,8 +24,10 @@ from ui.kit.figures import (
     label_room,
     masked_runs,
     matrix_heatmap,
+    numbers_fit,
     panel_title,
     text_width,
+    tick_angle,
     tick_labels,
 )
 from ui.kit.text import t
@@ -223,14 +225,13 @@ def _sized(
     """Square cells for ``rows`` × ``cols`` (all panels side by side) in the figure's column, or
     within about 270 px of height on a projector (the figure must fit a 1280 × 720 screen); the
     margins hold the labels, and the cells' numbers are shown where they fit."""
-    cell = _cell(layout, rows, cols, large)
+    cell = _cell(_held(layout), rows, cols, large)
     for name, axis in layout.items():  # labels wider than a cell lie on their side, as the kit's
         if name.startswith("xaxis") and axis.get("tickangle") == 0:
-            font = axis["tickfont"]["size"]
-            if max(text_width(str(label), font) for label in axis["ticktext"]) + 2 > cell:
-                layout[name] = axis | {"tickangle": -90}
-    cell = _cell(layout, rows, cols, large)  # the turned labels change the margins
-    margin = _held(layout)
+            angle = tick_angle(axis["ticktext"], axis["tickfont"]["size"], cell)
+            layout[name] = axis | {"tickangle": angle}
+    margin = _held(layout)  # turned labels take other margins, and so another cell size
+    cell = _cell(margin, rows, cols, large)
     sized = {
         "height": cell * rows + margin["t"] + margin["b"],
         "margin": margin,
@@ -241,9 +242,8 @@ def _sized(
     return figure(_numbers_that_fit(traces, cell), sized)
 
 
-def _cell(layout: dict[str, Any], rows: int, cols: int, large: bool) -> int:
+def _cell(margin: dict[str, int], rows: int, cols: int, large: bool) -> int:
     """The cells' side in px: the figure's column across, a height that fits the screen."""
-    margin = _held(layout)
     across = (FIGURE_WIDTH[large] - margin["l"] - margin["r"]) * 0.94 / cols  # panels' gaps
     tall = min(30, 270 // rows) if large else min(34, 600 // rows)
     return max(4 if large else 8, int(min(across, tall)))
@@ -254,9 +254,7 @@ def _numbers_that_fit(traces: list[Trace], cell: float) -> list[Trace]:
     fitted = []
     for trace in traces:
         if "text" in trace:
-            numbers = {text for row in trace["text"] for text in row}
-            widest = max([NUMBER_FONT] + [text_width(text, NUMBER_FONT) for text in numbers])
-            if widest + 4 <= cell:  # a gap between neighbours' numbers
+            if numbers_fit(trace["text"], NUMBER_FONT, cell):
                 trace = trace | {"textfont": {"size": NUMBER_FONT}}
             else:
                 trace = {key: value for key, value in trace.items() if not key.startswith("text")}

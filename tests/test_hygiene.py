@@ -97,14 +97,22 @@ def test_a_page_imports_only_the_kit_the_core_and_other_pages_settings():
 
 
 def test_the_app_entry_knows_pages_only_by_their_files():
-    """streamlit_app.py imports the kit only; each page is a file given to st.Page."""
+    """streamlit_app.py imports the kit only; each page is a folder's page.py given to st.Page,
+    named in the entry's PAGES, the default (the lab) first."""
     names = imported_modules(ROOT / "streamlit_app.py")
     assert {name for name in names if name.startswith("ui.")} <= {
         name for name in names if name.startswith("ui.kit")
     }
-    text = (ROOT / "streamlit_app.py").read_text(encoding="utf-8")
+    tree = ast.parse((ROOT / "streamlit_app.py").read_text(encoding="utf-8"))
+    (listed,) = [
+        node.value
+        for node in tree.body
+        if isinstance(node, ast.Assign) and [ast.unparse(t) for t in node.targets] == ["PAGES"]
+    ]
+    assert isinstance(listed, ast.Dict)
+    assert [ast.literal_eval(key) for key in listed.keys] == list(PAGES)  # the lab first
     for page in PAGES:
-        assert f'"ui/{page}/page.py"' in text
+        assert (ROOT / "ui" / page / "page.py").is_file()
 
 
 def test_the_readme_says_what_a_newcomer_needs_once():

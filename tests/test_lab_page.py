@@ -629,20 +629,30 @@ def test_heads_still_draw_the_grid_and_the_average():
     assert {"weights_heatmap", "row_bars", "heads_grid", "heads_average"} <= set(chart_keys(at))
 
 
-def test_the_row_panel_gives_max_weight_entropy_and_gradient_scaled_and_unscaled():
-    """Beside the heatmap: the selected row's largest weight, entropy and ‖∂p/∂x‖ for both
-    scalings, recomputed here; at d = 6144 the unscaled row is one-hot and the page says so."""
-    at = open_page(lang="en", d="6144", row="2")
+@pytest.mark.parametrize("temperature", [1.0, 2.5])
+def test_the_row_panel_gives_the_spread_max_weight_entropy_and_gradient_scaled_and_unscaled(
+    temperature,
+):
+    """Beside the heatmap: the spread of all the scores softmax gets (next to what it should
+    be), then the selected row's largest weight, entropy and ‖∂p/∂x‖, for both scalings,
+    recomputed here; at d = 6144 the unscaled row is one-hot and the page says so."""
+    at = open_page(lang="en", d="6144", row="2", temperature=str(temperature))
     tokens = ["[CLS]", *"我喜欢人工智能", "[SEP]"]
     q, k, _ = make_qkv(tokens, d=6144, seed=0)
-    scores = q[2] @ k.T
     table = next(m.value for m in at.markdown if "largest weight" in m.value)
-    cells = [line.split("|")[2:4] for line in table.splitlines()[2:]]  # after head and rule
-    for column, divisor in [(0, math.sqrt(6144)), (1, 1.0)]:
-        e = np.exp(scores / divisor - (scores / divisor).max())
+    lines = table.splitlines()[2:]  # after head and rule
+    expected_spread = {1.0: ["1", "√d = 78.38"], 2.5: ["1/T = 0.4", "√d/T = 31.35"]}[temperature]
+    assert lines[0].split("|")[1].strip() == "std of all the scores"
+    assert lines[1].split("|")[1].strip() == "expected"
+    assert [cell.strip() for cell in lines.pop(1).split("|")[2:4]] == expected_spread
+    cells = [line.split("|")[2:4] for line in lines]
+    for column, divisor in [(0, math.sqrt(6144) * temperature), (1, temperature)]:
+        scores = q @ k.T / divisor
+        e = np.exp(scores[2] - scores[2].max())
         p = e / e.sum()
         jacobian = np.diag(p) - np.outer(p, p)
         entropy = -(p[p > 0] * np.log(p[p > 0])).sum()
-        expected = [f"{p.max():.3f}", f"{entropy:.3f}", f"{np.linalg.norm(jacobian):.3f}"]
+        expected = [f"{scores.std():.3f}", f"{p.max():.3f}", f"{entropy:.3f}"]
+        expected.append(f"{np.linalg.norm(jacobian):.3f}")
         assert [row[column].strip() for row in cells] == expected
     assert any("nearly one-hot" in text for text in shown_texts(at))

@@ -31,7 +31,11 @@ def trace_y(at, key, trace):
 def verdict(at):
     """The page's finding: the bold first sentence of its first framed paragraph."""
     bodies = [element.proto.body for element in at.get("html")]
-    found = [body.split('<strong class="safe">')[1] for body in bodies if "<strong" in body]
+    found = [
+        body.split('<strong class="safe"')[1].split(">", 1)[1]
+        for body in bodies
+        if "<strong" in body
+    ]
     return found[0].split("</strong>")[0].replace("&#x27;", "'")
 
 

@@ -18,8 +18,9 @@ CSS = """<style>
 padding:3px 10px;font-size:1.35rem;line-height:1.6}
 .chip.special{background:#f3f4f6;border-color:#d1d5db;color:#4b5563;font-size:1rem}
 .chip sub{color:#6b7280;font-size:.75rem;margin-left:3px}
-.safe{margin:0 0 .4rem;font-size:1rem}
 </style>"""
+# Inline, not a style sheet: a page has several such texts, and each sheet was 0.4 kB sent anew.
+SAFE_STYLE = "margin:0 0 .4rem;font-size:1rem"
 
 
 def alt_text(key: str, lang: str) -> str:
@@ -39,9 +40,15 @@ def chart(fig: go.Figure, key: str, **kwargs: object) -> None:
     st.plotly_chart(fig, key=key, config=config, alt=alt_text(key, state.lang()), **kwargs)  # type: ignore[call-overload]
 
 
+def heading(title: str, formula: str = "") -> None:
+    """A step's heading and its formula (LaTeX) as one element: each element is built, sent and
+    drawn on every run. ``title`` is the app's own text, never the user's (it is Markdown)."""
+    st.markdown(f"### {title}" + (f"\n$$\n{formula}\n$$" if formula else ""))
+
+
 def safe_text(text: str, tag: str = "p") -> None:
     """Show text that contains user input or symbols as text: never Markdown, HTML or LaTeX."""
-    st.html(f'{CSS}<{tag} class="safe">{html.escape(text)}</{tag}>')
+    st.html(f'<{tag} class="safe" style="{SAFE_STYLE}">{html.escape(text)}</{tag}>')
 
 
 def token_chips(tokens: tuple[str, ...]) -> None:

@@ -11,6 +11,7 @@ import html
 import math
 import unicodedata
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -88,8 +89,9 @@ class Figure(go.Figure):
 
 
 # Plotly's typed arrays (plotly.js reads them as binary), and the keys it never converts.
-TYPED = {"int8": "i1", "uint8": "u1", "int16": "i2", "uint16": "u2", "int32": "i4"}
-TYPED |= {"uint32": "u4", "float32": "f4", "float64": "f8"}
+SHORT = {"int8": "i1", "uint8": "u1", "int16": "i2", "uint16": "u2", "int32": "i4"}
+SHORT |= {"uint32": "u4", "float32": "f4", "float64": "f8"}
+TYPED = {np.dtype(name): short for name, short in SHORT.items()}  # by dtype: no str() per array
 UNTYPED_KEYS = frozenset({"geojson", "layer", "layers", "range"})
 
 
@@ -120,7 +122,7 @@ def _typed(array: npt.NDArray[Any]) -> Any:
             if info.min <= array.min() and array.max() <= info.max:
                 array = array.astype(kind)
                 break
-    short = TYPED.get(str(array.dtype))
+    short = TYPED.get(array.dtype)
     if short is None or array.size == 0:
         return array
     spec = {"dtype": short, "bdata": base64.b64encode(np.ascontiguousarray(array)).decode("ascii")}
@@ -230,13 +232,11 @@ def format_cell(value: float, kind: str) -> str:
 
 def masked_runs(masked: npt.NDArray[np.bool_]) -> list[tuple[int, int, int]]:
     """(row, start, stop) of each run of masked cells: one grey rectangle per run, not per cell."""
-    runs = []
-    for i, row in enumerate(masked):
-        edges = np.flatnonzero(np.diff(np.concatenate([[0], row.astype(np.int8), [0]])))
-        runs += [
-            (i, int(start), int(stop)) for start, stop in zip(edges[::2], edges[1::2], strict=True)
-        ]
-    return runs
+    n, m = masked.shape
+    padded = np.zeros((n, m + 2), dtype=np.int8)
+    padded[:, 1:-1] = masked
+    rows, edges = np.nonzero(np.diff(padded, axis=1))  # row by row: a start, then its stop
+    return list(zip(rows[::2].tolist(), edges[::2].tolist(), edges[1::2].tolist(), strict=True))
 
 
 # Pixels a chart has at a 1280-px-wide screen: the main area with the sidebar open, and in
@@ -251,6 +251,7 @@ CELL_FONT = {False: 13, True: 14}  # cell numbers and ticks: ≥ 12 px, readable
 NARROW = {".": 0.3, ",": 0.3, " ": 0.3, "−": 0.6, "-": 0.35, "[": 0.3, "]": 0.3}
 
 
+@lru_cache(maxsize=4096)  # labels and numbers recur on every run; each entry is a few bytes
 def text_width(text: str, font: int) -> float:
     """About how many pixels ``text`` takes: CJK characters are square, digits and Latin letters
     0.6 em, points and commas less (a little generous, so that numbers never touch)."""

@@ -154,8 +154,7 @@ def open_page(title: str, intro: str, *settings: type[Settings]) -> str:
     language = lang()
     st.title(t(title, language))
     # On a projector the first screen is the figure's: the intro waits in the sidebar.
-    with st.sidebar if present() else st.container():
-        st.caption(t(intro, language))
+    (st.sidebar if present() else st).caption(t(intro, language))
     show_notes(notes)
     return language
 
@@ -171,6 +170,6 @@ def close_page(*settings: Settings, share: bool = True) -> None:
         base = (st.context.url or "").split("?")[0]
         # In a popover: its box is drawn only when opened, and the code box's highlighter is a
         # 1.6 MB script that a page would otherwise load and compile beside Plotly's first chart.
-        with st.container(key="share_link"), st.popover(t("share_title", lang())):
+        with st.popover(t("share_title", lang()), key="share_link"):
             st.caption(t("share_hint", lang()))
             st.code(f"{base}?{urlencode(wanted)}", language=None, wrap_lines=True)

@@ -1,6 +1,5 @@
 """The Attention Lab: type a sentence, pick d, and watch every step of attention."""
 
-import math
 from dataclasses import replace
 from functools import partial
 
@@ -9,7 +8,7 @@ import streamlit as st
 
 from ui.kit import state
 from ui.kit.display import chart, safe_text, token_chips
-from ui.kit.figures import format_small, matrix_heatmap
+from ui.kit.figures import matrix_heatmap
 from ui.kit.text import STRINGS, t
 from ui.lab import figures
 from ui.lab.compute import compute_lab
@@ -65,7 +64,6 @@ def lab_view(lang: str) -> None:
     stage_view(params, lang)
     if state.present():
         tokens_section(result, params, lang)
-    number_strip(result, lang)
     every_row(result, lang)
     if result.projection is not None:
         projection_views(result, lang)
@@ -94,10 +92,11 @@ def stage_view(params: LabParams, lang: str) -> None:
     params = replace(params, row=row, stage=stage_picker(lang))
     figure_side, row_side = st.columns([3, 2], gap="medium")
     with figure_side:
-        # On a projector the figure comes first, its explanation below it; else the other way.
-        text, figure = st.container(), st.container()
+        # On a projector the figure comes first, its explanation below it; else the other way,
+        # in the order the stage writes them (two containers would be two more blocks a run).
+        text = figure = figure_side
         if state.present():
-            text, figure = figure, text
+            figure, text = st.container(), st.container()
         STAGE_VIEWS[params.stage](result, row, lang, text, figure)
     tokens = result.tokens  # the label function outlives the run: it must not hold the result
     with row_side:
@@ -208,28 +207,6 @@ def every_row(result: LabResult, lang: str) -> None:
     if st.toggle(t("multiples_title", lang), key="show_multiples"):
         weights = result.steps.weights
         chart(figures.row_multiples(weights, result.tokens, lang=lang), "row_multiples")
-
-
-def number_strip(result: LabResult, lang: str) -> None:
-    """The spread of the scores next to √d and 1: what ÷√d is for."""
-    st.subheader(t("stats_title", lang))
-    sqrt_d = f"{math.sqrt(result.steps.d_k):.2f}"
-    name = "√d_k" if len(result.per_head) > 1 else "√d"  # each head divides by its own √d_k
-    metrics = [
-        (
-            "stat_std_raw",
-            f"{result.std_scores:.2f}",
-            t("stat_std_raw_vs", lang, name=name, value=sqrt_d),
-        ),
-        ("stat_std_scaled", f"{result.std_scaled:.2f}", t("stat_std_scaled_vs", lang)),
-    ]
-    with st.container(horizontal=True, gap="large"):
-        for label, value, beside in metrics:
-            st.metric(t(label, lang), value, beside, delta_color="off", delta_arrow="off")
-    st.caption(
-        f"{t('stat_row_sum', lang)}: {t('stat_row_sum_ok', lang)} "
-        f"(max |Σ − 1| = {format_small(result.row_sum_error)}). {t('stats_why', lang)}"
-    )
 
 
 def every_matrix(result: LabResult) -> dict[str, np.ndarray]:

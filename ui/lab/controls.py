@@ -48,16 +48,15 @@ def text_box(lang: str) -> None:
 
 def teacher_bar(lang: str) -> None:
     """d with its presets, scaling and the mask, side by side above the figure: what a lesson on
-    √d changes, in reach without opening the sidebar."""
-    d_box, presets, scale, mask = st.columns([1, 3.2, 1, 2.8])
-    with d_box:
+    √d changes, in reach without opening the sidebar. One row that wraps, not columns: columns
+    are a block each, built and sent on every run."""
+    with st.container(horizontal=True, gap="medium", vertical_alignment="bottom"):
         help_d = t("d_help", lang)
-        number_input(LabParams, "d", lang, "d_short", step=1, help=help_d, on_change=fit_heads)
-    with presets:
+        number_input(
+            LabParams, "d", lang, "d_short", step=1, help=help_d, on_change=fit_heads, width=130
+        )
         d_presets(lang)
-    with scale:
         st.toggle(t("scale_label_short", lang), key="scale", help=t("scale_help", lang))
-    with mask:  # short names on one line
         radio(LabParams, "mask", lang, "mask_short", horizontal=True, help=t("mask_help", lang))
 
 

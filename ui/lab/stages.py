@@ -11,7 +11,7 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from ui.kit import state
-from ui.kit.display import chart, safe_text, train_link
+from ui.kit.display import chart, heading, safe_text, train_link
 from ui.kit.figures import format_small, matrix_heatmap
 from ui.kit.formulas import mask_latex, scale_latex
 from ui.kit.text import t
@@ -65,8 +65,7 @@ def scores_stage(result: LabResult, row: int, lang: str, text: Box, figure: Box)
     """QKᵀ: every query against every key."""
     sqrt_d = f"{math.sqrt(result.steps.d_k):.4g}"
     with text:
-        st.subheader(t("scores_title", lang))
-        st.latex(r"S = Q K^{\top},\quad S_{ij} = q_i \cdot k_j")
+        heading(t("scores_title", lang), r"S = Q K^{\top},\quad S_{ij} = q_i \cdot k_j")
         st.caption(t("scores_why", lang, sqrt_d=sqrt_d))
         safe_text(t("changed_scores", lang, std=f"{result.std_scores:.3g}", sqrt_d=sqrt_d))
     with figure:
@@ -77,15 +76,15 @@ def scaled_stage(result: LabResult, row: int, lang: str, text: Box, figure: Box)
     """÷√d (and the temperature), or nothing when scaling is off."""
     steps = result.steps
     spread = {"divisor": f"{steps.divisor:.4g}", "before": f"{result.std_scores:.3g}"}
+    heads = len(result.per_head)
     after = f"{result.std_scores / steps.divisor:.3g}"
     with text:
-        st.subheader(t("scaled_title", lang))
         if steps.scale:
-            st.latex(scale_latex(steps.d_k, steps.temperature, len(result.per_head)))
+            heading(t("scaled_title", lang), scale_latex(steps.d_k, steps.temperature, heads))
             st.caption(t("scaled_why_on", lang, sqrt_d=f"{math.sqrt(steps.d_k):.4g}"))
         else:
             divided = "" if steps.temperature == 1 else f" / {steps.temperature:g}"
-            st.latex(rf"S' = S{divided}")
+            heading(t("scaled_title", lang), rf"S' = S{divided}")
             st.caption(t("scaled_why_off", lang))
             train_link(lang)
         key = "changed_scaled" if steps.divisor != 1 else "changed_scaled_none"
@@ -99,8 +98,7 @@ def masked_stage(result: LabResult, row: int, lang: str, text: Box, figure: Box)
     allowed = result.steps.allowed
     hidden = int(allowed.size - allowed.sum())
     with text:
-        st.subheader(t("masked_title", lang))
-        st.latex(mask_latex(lang))
+        heading(t("masked_title", lang), mask_latex(lang))
         st.caption(t(f"masked_why_{result.mask}", lang))
         safe_text(t("changed_masked", lang, hidden=hidden, cells=allowed.size))
         if result.mask != "none":
@@ -113,8 +111,8 @@ def weights_stage(result: LabResult, row: int, lang: str, text: Box, figure: Box
     """Softmax on every row: the attention weights; a click selects a row."""
     top = f"{result.stats.max_weight[row]:.3f}"
     with text:
-        st.subheader(t("weights_title", lang))
-        st.latex(r"A_{ij} = \operatorname{softmax}(M_i)_j = \frac{e^{M_{ij}}}{\sum_k e^{M_{ik}}}")
+        softmax = r"A_{ij} = \operatorname{softmax}(M_i)_j = \frac{e^{M_{ij}}}{\sum_k e^{M_{ik}}}"
+        heading(t("weights_title", lang), softmax)
         st.caption(t("weights_why", lang))
         safe_text(t("changed_weights", lang, token=result.tokens[row], top=top))
     with figure:
@@ -126,8 +124,7 @@ def output_stage(result: LabResult, row: int, lang: str, text: Box, figure: Box)
     steps, tokens = result.steps, result.tokens
     dims = min(OUTPUT_DIMS, steps.v.shape[1])
     with text:
-        st.subheader(t("output_title", lang))
-        st.latex(r"o_i = \sum_j A_{ij}\, v_j")
+        heading(t("output_title", lang), r"o_i = \sum_j A_{ij}\, v_j")
         safe_text(t("output_why", lang, token=tokens[row], dims=dims))
         weighted = zip(steps.weights[row], tokens, strict=True)
         terms = " + ".join(f"{w:.2f}·V({token})" for w, token in weighted)
@@ -147,7 +144,7 @@ def all_stages(result: LabResult, row: int, lang: str, text: Box, figure: Box) -
     matrices = [steps.scores, steps.scaled, steps.masked, steps.weights]
     titles = [t(f"stage_{stage}", lang) for stage in ("scores", "scaled", "masked", "weights")]
     with text:
-        st.subheader(t("stages_all_title", lang))
+        heading(t("stages_all_title", lang))
         st.caption(t("stages_all_why", lang))
     with figure:
         fig = figures.stages_overview(matrices, titles, result.tokens, steps.allowed)
@@ -176,25 +173,48 @@ def row_panel(result: LabResult, row: int, lang: str) -> None:
     )  # fmt: skip
     chart(fig, "row_bars")
     numbers = {
+        # what softmax gets: each column divides by the temperature too
+        "spread": (result.std_scaled, result.std_scores / result.steps.temperature),
         "max": (float(on.max_weight[row]), float(off.max_weight[row])),
         "entropy": (float(on.entropy[row]), float(off.entropy[row])),
         "gradient": (float(jacobian_norm(scaled)), float(jacobian_norm(unscaled))),
     }
-    st.markdown(row_table(numbers, lang))
+    st.markdown(row_table(numbers, row_expected(result), lang))
     verdict = row_verdict(*numbers["max"], *numbers["gradient"])
     safe_text(t(verdict, lang, **row_words(numbers, lang)))
     if verdict == "row_verdict_saturated":
         train_link(lang)
+    st.caption(
+        f"{t('stat_row_sum', lang)}: {t('stat_row_sum_ok', lang)} "
+        f"(max |Σ − 1| = {format_small(result.row_sum_error)}). {t('stats_why', lang)}"
+    )
 
 
-def row_table(numbers: dict[str, tuple[float, float]], lang: str) -> str:
-    """The row's numbers as a Markdown table: our labels and numbers only, never user text
-    (a table element costs a dataframe's serialisation on every rerun)."""
+def row_expected(result: LabResult) -> dict[str, str]:
+    """What the spread of the scores should be, scaled and unscaled: 1 and √d, each divided by
+    the temperature (√d_k with several heads: each head divides by its own)."""
+    steps = result.steps
+    root = "√d_k" if len(result.per_head) > 1 else "√d"
+    sqrt_d = math.sqrt(steps.d_k)
+    if steps.temperature == 1:
+        return {"scaled": "1", "unscaled": f"{root} = {sqrt_d:.2f}"}
+    temperature = steps.temperature
+    return {
+        "scaled": f"1/T = {1 / temperature:.3g}",
+        "unscaled": f"{root}/T = {sqrt_d / temperature:.2f}",
+    }
+
+
+def row_table(numbers: dict[str, tuple[float, float]], expected: dict[str, str], lang: str) -> str:
+    """The row's numbers as a Markdown table, the spread of all the scores first (the cause of
+    the rest) with what it should be under it: our labels and numbers only, never user text (a
+    table element costs a dataframe's serialisation on every rerun)."""
     head = f"| | {t('trace_scaled', lang)} | {t('trace_unscaled', lang)} |\n|:--|--:|--:|\n"
     rows = [
         f"| {t(f'row_{name}', lang)} | {on:.3f} | {off:.3f} |"
         for name, (on, off) in numbers.items()
     ]
+    rows.insert(1, f"| {t('row_expected', lang)} | {expected['scaled']} | {expected['unscaled']} |")
     return head + "\n".join(rows)
 
 

@@ -186,7 +186,10 @@ def test_all_caches_together_are_bounded():
         importlib.import_module(f"ui.{body.parent.name}.body")
     assert compute_lab.cache in cache.CACHES
     assert {"train_run", "compute_variants", "compute"} <= {c.name for c in cache.CACHES}
-    assert cache.budget_bytes() <= ALL_CACHES_MB * MB
+    assert "shared_figure" in {c.name for c in cache.CACHES}
+    # caches that other tests declare inside their functions are not the app's
+    declared = [c for c in cache.CACHES if "<locals>" not in c.name]
+    assert sum(c.max_bytes for c in declared) <= ALL_CACHES_MB * MB
 
 
 def test_the_lab_cache_stays_within_its_budget_whatever_arrives():

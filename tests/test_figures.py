@@ -208,17 +208,53 @@ def test_every_chart_is_sent_exactly_as_plotly_would_send_it(page, query, monkey
     import streamlit as st
     from conftest import open_app
 
-    sent = []
-    real = st.plotly_chart
+    from ui.kit import cache, figures
+
+    sent, built = [], []
+    real, real_sendable = st.plotly_chart, figures.sendable
 
     def record(fig, *args, **kwargs):
         sent.append(fig)
         return real(fig, *args, **kwargs)
 
+    def record_shared(fig):  # a shared figure is converted once, when built
+        built.append((fig, real_sendable(fig)))
+        return built[-1][1]
+
     monkeypatch.setattr(st, "plotly_chart", record)
+    monkeypatch.setattr(figures, "sendable", record_shared)
+    cache.clear_all()
     open_app(page, lang="en", **query)
     assert sent
-    for fig in sent:
+    shared = [fig for fig in sent if isinstance(fig, figures.Sent)]
+    built_dicts = [id(converted) for _, converted in built]
+    assert all(id(fig.to_dict()) in built_dicts for fig in shared)  # sent as built, unchanged
+    unshared = [fig for fig in sent if not isinstance(fig, figures.Sent)]
+    for fig in unshared + [fig for fig, _ in built]:
         ours = json.loads(pio.to_json(fig.to_dict(), validate=False))
         plotly = json.loads(pio.to_json(go.Figure.to_dict(fig), validate=False))
         assert ours == plotly
+
+
+def test_a_shared_figure_is_built_once_per_arguments_and_sent_as_built():
+    """shared_figure keys a figure by its builder and arguments, arrays by their content: equal
+    arguments get the one converted figure, other numbers a new one; it is never turned back
+    into Plotly's objects, which every session shares."""
+    from ui.kit import cache, figures
+
+    cache.clear_all()
+    calls = []
+
+    def build(z, label, *, kind):
+        calls.append(kind)
+        return figures.figure([{"type": "heatmap", "z": z}], {"title": {"text": label}})
+
+    first = figures.shared_figure(build, np.eye(3), "x", kind="w")
+    again = figures.shared_figure(build, np.eye(3).copy(), "x", kind="w")  # another array
+    other = figures.shared_figure(build, np.eye(3) * 2, "x", kind="w")
+    assert len(calls) == 2
+    assert first.to_dict() is again.to_dict() and other.to_dict() is not first.to_dict()
+    assert first.to_dict() == build(np.eye(3), "x", kind="w").to_dict()
+    assert figures.FIGURES in cache.CACHES and figures.FIGURES.total > 0
+    with pytest.raises(AttributeError):
+        first.layout  # noqa: B018

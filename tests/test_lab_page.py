@@ -643,7 +643,8 @@ def test_the_row_panel_gives_the_spread_max_weight_entropy_and_gradient_scaled_a
     lines = table.splitlines()[2:]  # after head and rule
     expected_spread = {1.0: ["1", "√d = 78.38"], 2.5: ["1/T = 0.4", "√d/T = 31.35"]}[temperature]
     assert lines[0].split("|")[1].strip() == "std of all the scores"
-    assert lines[1].split("|")[1].strip() == "expected"
+    said = "expected" if temperature == 1 else "expected (T = 2.5)"
+    assert lines[1].split("|")[1].strip() == said
     assert [cell.strip() for cell in lines.pop(1).split("|")[2:4]] == expected_spread
     cells = [line.split("|")[2:4] for line in lines]
     for column, divisor in [(0, math.sqrt(6144) * temperature), (1, temperature)]:

@@ -59,7 +59,8 @@ def _owner(array: np.ndarray) -> np.ndarray:
 
 
 def _walk(value: object, seen: set[int]) -> int:
-    """Bytes of the arrays reachable from ``value`` not already counted in ``seen``."""
+    """Bytes of the arrays and text reachable from ``value``, arrays not already counted in
+    ``seen``."""
     if isinstance(value, np.ndarray):
         owner = _owner(value)
         if id(owner) in seen:
@@ -70,6 +71,8 @@ def _walk(value: object, seen: set[int]) -> int:
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         fields = (getattr(value, f.name) for f in dataclasses.fields(value))
         return sum(_walk(field, seen) for field in fields)
+    if isinstance(value, str | bytes):  # a figure as sent: its arrays are base64 text
+        return len(value)
     if isinstance(value, dict):
         return sum(_walk(item, seen) for item in value.values())
     if isinstance(value, list | tuple):
@@ -78,7 +81,7 @@ def _walk(value: object, seen: set[int]) -> int:
 
 
 def kept_bytes(value: object) -> int:
-    """Bytes of every array a result keeps alive, each memory block counted once."""
+    """Bytes of every array (each memory block counted once) and text a result keeps alive."""
     return _walk(value, set())
 
 

@@ -7,9 +7,11 @@ ten times more than everything else in a rerun; the tests check what the builder
 """
 
 import base64
+import hashlib
 import html
 import math
 import unicodedata
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -19,6 +21,7 @@ import numpy.typing as npt
 import plotly.graph_objects as go
 from plotly.colors import get_colorscale
 
+from ui.kit.cache import CACHES, MB, ByteCache
 from ui.kit.text import t
 
 FONT = {"family": "Noto Sans CJK SC, PingFang SC, Microsoft YaHei, sans-serif", "size": 15}
@@ -129,6 +132,53 @@ def _typed(array: npt.NDArray[Any]) -> Any:
     if array.ndim > 1:
         spec["shape"] = str(array.shape)[1:-1]
     return spec
+
+
+class Sent(Figure):
+    """A figure in the form Streamlit sends (``Figure.to_dict()``), shared read-only by every
+    session that shows it: sent as it is, never turned back into Plotly's objects."""
+
+    def __init__(self, sent: dict[str, Any]) -> None:
+        object.__setattr__(self, "_sent", sent)
+
+    def __getattr__(self, name: str) -> Any:
+        raise AttributeError(name)  # nothing to build: a shared figure is never changed
+
+    @property
+    def fixed_width(self) -> int | None:
+        width = self._sent["layout"].get("width")
+        return None if width is None else int(width)
+
+    def to_dict(self) -> dict[str, Any]:
+        return self._sent  # type: ignore[no-any-return]
+
+
+FIGURES_MB = 2  # a 9 × 9 heatmap is some 10 kB as sent, the heaviest lab figure 0.2 MB
+FIGURES = ByteCache("shared_figure", FIGURES_MB * MB)
+CACHES.append(FIGURES)
+
+
+def _key(value: Any) -> Hashable:
+    """A hashable stand-in for a builder's argument: arrays by their shape, type and bytes."""
+    if isinstance(value, np.ndarray):
+        digest = hashlib.blake2b(np.ascontiguousarray(value).tobytes(), digest_size=16)
+        return value.shape, value.dtype.str, digest.digest()
+    if isinstance(value, list | tuple):
+        return tuple(_key(item) for item in value)
+    return value
+
+
+def shared_figure(build: Callable[..., Figure], *args: Any, **kwargs: Any) -> Sent:
+    """``build(*args, **kwargs)``, built once for these arguments and shared by every session,
+    like the core results (a class on one link, a stage shown again, a rerun that changes no
+    figure): building and converting a lab figure is a tenth of a rerun's script time."""
+    key = (build.__module__, build.__qualname__, _key(args), _key(sorted(kwargs.items())))
+    return Sent(FIGURES.get(key, lambda: sendable(build(*args, **kwargs))))
+
+
+def sendable(fig: Figure) -> dict[str, Any]:
+    """A built figure in the form Streamlit sends, to be shared."""
+    return fig.to_dict()
 
 
 def figure(

@@ -12,7 +12,7 @@ from streamlit.delta_generator import DeltaGenerator
 
 from ui.kit import state
 from ui.kit.display import chart, heading, safe_text, train_link
-from ui.kit.figures import format_small, matrix_heatmap
+from ui.kit.figures import format_small, matrix_heatmap, shared_figure
 from ui.kit.formulas import mask_latex, scale_latex
 from ui.kit.text import t
 from ui.lab import figures
@@ -54,9 +54,10 @@ def stage_heatmap(result: LabResult, stage: str, row: int, lang: str) -> None:
     clickable = stage == "weights"
     kind = "weights" if stage == "weights" else "scores"
     matrix = getattr(steps, stage)
-    fig = matrix_heatmap(
-        matrix, result.tokens, result.tokens, lang=lang, kind=kind, clickable=clickable, **options
-    )
+    fig = shared_figure(
+        matrix_heatmap, matrix, result.tokens, result.tokens, lang=lang, kind=kind,
+        clickable=clickable, **options,
+    )  # fmt: skip
     picked = {"on_select": _on_pick, "selection_mode": "points"} if clickable else {}
     chart(fig, f"{stage}_heatmap", **picked)
 
@@ -132,8 +133,8 @@ def output_stage(result: LabResult, row: int, lang: str, text: Box, figure: Box)
     contributions, output = steps.contributions(row), steps.output[row]
     large = state.present()
     with figure:
-        fig = figures.output_heatmap(
-            contributions, output, tokens, lang=lang, dims=dims, large=large
+        fig = shared_figure(
+            figures.output_heatmap, contributions, output, tokens, lang=lang, dims=dims, large=large
         )
         chart(fig, "output_heatmap")
 
@@ -147,7 +148,7 @@ def all_stages(result: LabResult, row: int, lang: str, text: Box, figure: Box) -
         heading(t("stages_all_title", lang))
         st.caption(t("stages_all_why", lang))
     with figure:
-        fig = figures.stages_overview(matrices, titles, result.tokens, steps.allowed)
+        fig = shared_figure(figures.stages_overview, matrices, titles, result.tokens, steps.allowed)
         chart(fig, "stages_overview")
 
 
@@ -167,9 +168,9 @@ def row_panel(result: LabResult, row: int, lang: str) -> None:
     scaled, unscaled = result.scaled.weights[row], result.unscaled.weights[row]
     on, off = (result.stats, result.contrast_stats)[:: 1 if result.steps.scale else -1]
     safe_text(t("bars_title", lang, token=token), tag="h3")
-    fig = figures.row_bars(
-        result.steps.weights[row], result.contrast.weights[row], result.tokens,
-        scaled=result.steps.scale, lang=lang, large=state.present(),
+    fig = shared_figure(
+        figures.row_bars, result.steps.weights[row], result.contrast.weights[row],
+        result.tokens, scaled=result.steps.scale, lang=lang, large=state.present(),
     )  # fmt: skip
     chart(fig, "row_bars")
     numbers = {
@@ -184,22 +185,23 @@ def row_panel(result: LabResult, row: int, lang: str) -> None:
     safe_text(t(verdict, lang, **row_words(numbers, lang)))
     if verdict == "row_verdict_saturated":
         train_link(lang)
-    st.caption(
-        f"{t('stat_row_sum', lang)}: {t('stat_row_sum_ok', lang)} "
-        f"(max |Σ − 1| = {format_small(result.row_sum_error)}). {t('stats_why', lang)}"
-    )
+    row_sums = t("stat_row_sum", lang, error=format_small(result.row_sum_error))
+    st.caption(f"{row_sums} {t('stats_why', lang)}")
 
 
 def row_expected(result: LabResult) -> dict[str, str]:
     """What the spread of the scores should be, scaled and unscaled: 1 and √d, each divided by
-    the temperature (√d_k with several heads: each head divides by its own)."""
+    the temperature (√d_k with several heads: each head divides by its own); and the label of
+    that row of the table."""
     steps = result.steps
     root = "√d_k" if len(result.per_head) > 1 else "√d"
     sqrt_d = math.sqrt(steps.d_k)
     if steps.temperature == 1:
-        return {"scaled": "1", "unscaled": f"{root} = {sqrt_d:.2f}"}
+        return {"label": "row_expected", "scaled": "1", "unscaled": f"{root} = {sqrt_d:.2f}"}
     temperature = steps.temperature
-    return {
+    return {  # the temperature is named: on a projector its control is out of sight
+        "label": "row_expected_t",
+        "temperature": f"{temperature:g}",
         "scaled": f"1/T = {1 / temperature:.3g}",
         "unscaled": f"{root}/T = {sqrt_d / temperature:.2f}",
     }
@@ -214,7 +216,8 @@ def row_table(numbers: dict[str, tuple[float, float]], expected: dict[str, str],
         f"| {t(f'row_{name}', lang)} | {on:.3f} | {off:.3f} |"
         for name, (on, off) in numbers.items()
     ]
-    rows.insert(1, f"| {t('row_expected', lang)} | {expected['scaled']} | {expected['unscaled']} |")
+    label = t(expected["label"], lang, temperature=expected.get("temperature", ""))
+    rows.insert(1, f"| {label} | {expected['scaled']} | {expected['unscaled']} |")
     return head + "\n".join(rows)
 
 

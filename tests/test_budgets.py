@@ -174,6 +174,13 @@ def test_kept_bytes_counts_a_shared_buffer_once():
     assert kept_bytes(np.broadcast_to(np.True_, (4096, 4096))) == 1
 
 
+def test_kept_bytes_counts_text_as_python_keeps_it():
+    """A figure as sent keeps its arrays as base64 text, and its labels may be Chinese (two bytes
+    a character in Python's memory): both count."""
+    assert kept_bytes({"data": ["A" * 3000]}) >= 3000
+    assert kept_bytes({"labels": ("喜" * 3000,)}) >= 6000
+
+
 def test_all_caches_together_are_bounded():
     """Every page's shared cache is declared with a byte budget; together at most 100 MB."""
     import importlib

@@ -8,6 +8,7 @@ dataclasses of read-only arrays), since every session gets the same object.
 
 import dataclasses
 import inspect
+import sys
 import threading
 import time
 from collections import OrderedDict
@@ -72,7 +73,7 @@ def _walk(value: object, seen: set[int]) -> int:
         fields = (getattr(value, f.name) for f in dataclasses.fields(value))
         return sum(_walk(field, seen) for field in fields)
     if isinstance(value, str | bytes):  # a figure as sent: its arrays are base64 text
-        return len(value)
+        return sys.getsizeof(value)  # CJK text takes 2-4 bytes a character
     if isinstance(value, dict):
         return sum(_walk(item, seen) for item in value.values())
     if isinstance(value, list | tuple):

@@ -303,3 +303,30 @@ def test_a_session_pins_no_result_the_shared_cache_let_go(page, query):
     alive = [type(ref()).__name__ for ref in held if ref() is not None]
     assert not alive, f"still held by the session: {alive}"
     assert not at.exception
+
+
+def test_a_shared_figure_counts_the_memory_it_keeps():
+    """The shared figures' cache counts a figure as Python keeps it (thousands of small dicts,
+    lists and strings), not only its text: never less than tracemalloc sees it hold (counting
+    only its text and arrays gives less), at most three times as much."""
+
+    from ui.kit import figures
+    from ui.kit.cache import ENTRY_BYTES
+
+    result = run_lab("我喜欢人工智能")  # small: its containers weigh as much as its text
+    args = (figures.matrix_heatmap, result.steps.weights, result.tokens, result.tokens)
+
+    def build():
+        return figures.sendable(args[0](*args[1:], lang="zh", kind="weights"))
+
+    build()  # warm: label widths and the like are cached once
+    tracemalloc.start()
+    before = tracemalloc.get_traced_memory()[0]
+    kept = build()
+    held = tracemalloc.get_traced_memory()[0] - before
+    tracemalloc.stop()
+    assert held > 0 and kept
+    cache.clear_all()
+    figures.shared_figure(*args, lang="zh", kind="weights")
+    counted = figures.FIGURES.total - ENTRY_BYTES
+    assert held <= counted <= 3 * held

@@ -249,11 +249,23 @@ def test_a_shared_figure_is_built_once_per_arguments_and_sent_as_built():
         calls.append(kind)
         return figures.figure([{"type": "heatmap", "z": z}], {"title": {"text": label}})
 
+    def build_too(z, label, *, kind):
+        calls.append(kind)
+        return build(z, label, kind=kind)
+
     first = figures.shared_figure(build, np.eye(3), "x", kind="w")
     again = figures.shared_figure(build, np.eye(3).copy(), "x", kind="w")  # another array
-    other = figures.shared_figure(build, np.eye(3) * 2, "x", kind="w")
-    assert len(calls) == 2
-    assert first.to_dict() is again.to_dict() and other.to_dict() is not first.to_dict()
+    assert len(calls) == 1 and first.to_dict() is again.to_dict()
+    others = [
+        figures.shared_figure(build, np.eye(3) * 2, "x", kind="w"),  # other numbers
+        figures.shared_figure(build, np.zeros((2, 3)), "x", kind="w"),  # same bytes as (3, 2)
+        figures.shared_figure(build, np.zeros((3, 2)), "x", kind="w"),
+        figures.shared_figure(build, np.eye(3), "y", kind="w"),  # another label
+        figures.shared_figure(build, np.eye(3), "x", kind="s"),  # another keyword
+        figures.shared_figure(build_too, np.eye(3), "x", kind="w"),  # another builder
+    ]
+    assert len(calls) == 1 + 6 + 1  # build_too also calls build
+    assert len({id(fig.to_dict()) for fig in [first, *others]}) == 7
     assert first.to_dict() == build(np.eye(3), "x", kind="w").to_dict()
     assert figures.FIGURES in cache.CACHES and figures.FIGURES.total > 0
     with pytest.raises(AttributeError):

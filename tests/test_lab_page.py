@@ -629,27 +629,40 @@ def test_heads_still_draw_the_grid_and_the_average():
     assert {"weights_heatmap", "row_bars", "heads_grid", "heads_average"} <= set(chart_keys(at))
 
 
-@pytest.mark.parametrize("temperature", [1.0, 2.5])
+@pytest.mark.parametrize(
+    ("temperature", "scale", "heads", "mask"),
+    [(1.0, True, 1, "none"), (2.5, True, 1, "none"), (1.0, False, 2, "causal")],
+)
 def test_the_row_panel_gives_the_spread_max_weight_entropy_and_gradient_scaled_and_unscaled(
-    temperature,
+    temperature, scale, heads, mask
 ):
     """Beside the heatmap: the spread of all the scores softmax gets (next to what it should
-    be), then the selected row's largest weight, entropy and ‖∂p/∂x‖, for both scalings,
-    recomputed here; at d = 6144 the unscaled row is one-hot and the page says so."""
-    at = open_page(lang="en", d="6144", row="2", temperature=str(temperature))
+    be), then the selected row's largest weight, entropy and ‖∂p/∂x‖, the scaled column first
+    whichever way the switch is, recomputed here for the head shown (head 0: Q's and K's first
+    d/heads columns); at d = 6144 the unscaled row is one-hot and the page says so."""
+    query = {"temperature": str(temperature), "scale": str(scale).lower(), "heads": str(heads)}
+    at = open_page(lang="en", d="6144", row="2", mask=mask, **query)
     tokens = ["[CLS]", *"我喜欢人工智能", "[SEP]"]
     q, k, _ = make_qkv(tokens, d=6144, seed=0)
+    d_k = 6144 // heads
+    raw = q[:, :d_k] @ k[:, :d_k].T
+    keys = 3 if mask == "causal" else len(tokens)  # row 2 sees keys 0, 1, 2 under the mask
     table = next(m.value for m in at.markdown if "largest weight" in m.value)
     lines = table.splitlines()[2:]  # after head and rule
-    expected_spread = {1.0: ["1", "√d = 78.38"], 2.5: ["1/T = 0.4", "√d/T = 31.35"]}[temperature]
+    root = "√d" if heads == 1 else "√d_k"
+    expected_spread = {
+        1.0: ["1", f"{root} = {math.sqrt(d_k):.2f}"],
+        2.5: ["1/T = 0.4", f"{root}/T = {math.sqrt(d_k) / 2.5:.2f}"],
+    }[temperature]
     assert lines[0].split("|")[1].strip() == "std of all the scores"
     said = "expected" if temperature == 1 else "expected (T = 2.5)"
     assert lines[1].split("|")[1].strip() == said
     assert [cell.strip() for cell in lines.pop(1).split("|")[2:4]] == expected_spread
     cells = [line.split("|")[2:4] for line in lines]
-    for column, divisor in [(0, math.sqrt(6144) * temperature), (1, temperature)]:
-        scores = q @ k.T / divisor
-        e = np.exp(scores[2] - scores[2].max())
+    for column, divisor in [(0, math.sqrt(d_k) * temperature), (1, temperature)]:
+        scores = raw / divisor
+        query_row = scores[2, :keys]
+        e = np.exp(query_row - query_row.max())
         p = e / e.sum()
         jacobian = np.diag(p) - np.outer(p, p)
         entropy = -(p[p > 0] * np.log(p[p > 0])).sum()
@@ -657,3 +670,17 @@ def test_the_row_panel_gives_the_spread_max_weight_entropy_and_gradient_scaled_a
         expected.append(f"{np.linalg.norm(jacobian):.3f}")
         assert [row[column].strip() for row in cells] == expected
     assert any("nearly one-hot" in text for text in shown_texts(at))
+
+
+def test_a_shared_heatmap_follows_the_language_and_presenter_mode():
+    """The lab's figures are shared between sessions by their arguments: a session in English
+    after one in Chinese, or on a projector after one without, gets a figure of its own."""
+    from ui.kit import cache
+
+    cache.clear_all()
+    zh = figure(open_page(lang="zh"), "weights_heatmap")
+    en = figure(open_page(lang="en"), "weights_heatmap")
+    large = figure(open_page(lang="en", present="true"), "weights_heatmap")
+    assert zh["layout"]["xaxis"]["title"]["text"] == "键（K 的行）"
+    assert en["layout"]["xaxis"]["title"]["text"] == "key (rows of K)"
+    assert (en["data"][0]["textfont"]["size"], large["data"][0]["textfont"]["size"]) == (13, 14)

@@ -86,6 +86,19 @@ def kept_bytes(value: object) -> int:
     return _walk(value, set())
 
 
+def deep_bytes(value: object) -> int:
+    """Bytes of a tree of plain values (dicts, lists, text, numbers, arrays) as Python keeps it,
+    every container and item counted: a figure as sent is thousands of small objects."""
+    if isinstance(value, np.ndarray):
+        return int(value.nbytes) + sys.getsizeof(np.empty(0))
+    size = sys.getsizeof(value)
+    if isinstance(value, dict):
+        return size + sum(deep_bytes(k) + deep_bytes(v) for k, v in value.items())
+    if isinstance(value, list | tuple):
+        return size + sum(deep_bytes(item) for item in value)
+    return size
+
+
 def arrays(value: object) -> list[np.ndarray]:
     """Every array reachable from a result (dataclass fields, tuples, lists, dict values)."""
     found: list[np.ndarray] = []
@@ -106,9 +119,12 @@ def arrays(value: object) -> list[np.ndarray]:
 class ByteCache:
     """A least-recently-used cache whose results together keep at most ``max_bytes``."""
 
-    def __init__(self, name: str, max_bytes: int) -> None:
+    def __init__(
+        self, name: str, max_bytes: int, measure: Callable[[Any], int] = kept_bytes
+    ) -> None:
         self.name = name
         self.max_bytes = max_bytes
+        self.measure = measure  # what a result keeps, in bytes
         self.total = 0
         self._entries: OrderedDict[Hashable, tuple[Any, int]] = OrderedDict()
         self._lock = threading.Lock()
@@ -130,7 +146,7 @@ class ByteCache:
             if found:
                 return result  # type: ignore[no-any-return]
             result = compute()
-        size = kept_bytes(result) + ENTRY_BYTES
+        size = self.measure(result) + ENTRY_BYTES
         if size > self.max_bytes:
             return result  # too large to keep: served once, never cached
         with self._lock:

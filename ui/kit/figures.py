@@ -21,7 +21,7 @@ import numpy.typing as npt
 import plotly.graph_objects as go
 from plotly.colors import get_colorscale
 
-from ui.kit.cache import CACHES, MB, ByteCache
+from ui.kit.cache import CACHES, MB, ByteCache, deep_bytes
 from ui.kit.text import t
 
 FONT = {"family": "Noto Sans CJK SC, PingFang SC, Microsoft YaHei, sans-serif", "size": 15}
@@ -154,7 +154,7 @@ class Sent(Figure):
 
 
 FIGURES_MB = 2  # a 9 × 9 heatmap is some 10 kB as sent, the heaviest lab figure 0.2 MB
-FIGURES = ByteCache("shared_figure", FIGURES_MB * MB)
+FIGURES = ByteCache("shared_figure", FIGURES_MB * MB, measure=deep_bytes)
 CACHES.append(FIGURES)
 
 

@@ -72,7 +72,7 @@ def _walk(value: object, seen: set[int]) -> int:
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         fields = (getattr(value, f.name) for f in dataclasses.fields(value))
         return sum(_walk(field, seen) for field in fields)
-    if isinstance(value, str | bytes):  # a figure as sent: its arrays are base64 text
+    if isinstance(value, str | bytes):  # tokens, labels: text as Python keeps it
         return sys.getsizeof(value)  # CJK text takes 2-4 bytes a character
     if isinstance(value, dict):
         return sum(_walk(item, seen) for item in value.values())

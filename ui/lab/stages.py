@@ -180,7 +180,7 @@ def row_panel(result: LabResult, row: int, lang: str) -> None:
         "entropy": (float(on.entropy[row]), float(off.entropy[row])),
         "gradient": (float(jacobian_norm(scaled)), float(jacobian_norm(unscaled))),
     }
-    st.markdown(row_table(numbers, row_expected(result), lang))
+    st.markdown(row_table(numbers, row_expected(result, lang), lang))
     verdict = row_verdict(*numbers["max"], *numbers["gradient"])
     safe_text(t(verdict, lang, **row_words(numbers, lang)))
     if verdict == "row_verdict_saturated":
@@ -189,25 +189,27 @@ def row_panel(result: LabResult, row: int, lang: str) -> None:
     st.caption(f"{row_sums} {t('stats_why', lang)}")
 
 
-def row_expected(result: LabResult) -> dict[str, str]:
-    """What the spread of the scores should be, scaled and unscaled: 1 and √d, each divided by
-    the temperature (√d_k with several heads: each head divides by its own); and the label of
-    that row of the table."""
+def row_expected(result: LabResult, lang: str) -> tuple[str, str, str]:
+    """The table's row under the spread: its label, and what the spread should be scaled and
+    unscaled, 1 and √d, each divided by the temperature (√d_k with several heads: each head
+    divides by its own). The label names T when it is not 1: on a projector its control is out
+    of sight."""
     steps = result.steps
     root = "√d_k" if len(result.per_head) > 1 else "√d"
     sqrt_d = math.sqrt(steps.d_k)
-    if steps.temperature == 1:
-        return {"label": "row_expected", "scaled": "1", "unscaled": f"{root} = {sqrt_d:.2f}"}
     temperature = steps.temperature
-    return {  # the temperature is named: on a projector its control is out of sight
-        "label": "row_expected_t",
-        "temperature": f"{temperature:g}",
-        "scaled": f"1/T = {1 / temperature:.3g}",
-        "unscaled": f"{root}/T = {sqrt_d / temperature:.2f}",
-    }
+    if temperature == 1:
+        return t("row_expected", lang), "1", f"{root} = {sqrt_d:.2f}"
+    return (
+        t("row_expected_t", lang, temperature=f"{temperature:g}"),
+        f"1/T = {1 / temperature:.3g}",
+        f"{root}/T = {sqrt_d / temperature:.2f}",
+    )
 
 
-def row_table(numbers: dict[str, tuple[float, float]], expected: dict[str, str], lang: str) -> str:
+def row_table(
+    numbers: dict[str, tuple[float, float]], expected: tuple[str, str, str], lang: str
+) -> str:
     """The row's numbers as a Markdown table, the spread of all the scores first (the cause of
     the rest) with what it should be under it: our labels and numbers only, never user text (a
     table element costs a dataframe's serialisation on every rerun)."""
@@ -216,8 +218,7 @@ def row_table(numbers: dict[str, tuple[float, float]], expected: dict[str, str],
         f"| {t(f'row_{name}', lang)} | {on:.3f} | {off:.3f} |"
         for name, (on, off) in numbers.items()
     ]
-    label = t(expected["label"], lang, temperature=expected.get("temperature", ""))
-    rows.insert(1, f"| {label} | {expected['scaled']} | {expected['unscaled']} |")
+    rows.insert(1, "| {} | {} | {} |".format(*expected))
     return head + "\n".join(rows)
 
 

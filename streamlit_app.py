@@ -1,33 +1,26 @@
 """Entry point: page config, language, presenter mode, navigation. Pages live in ui/."""
 
-import streamlit as st
-from streamlit.navigation.page import StreamlitPage
+from ui import boot
 
-from ui.kit import memory, state
-from ui.kit.settings import LANGS
-from ui.kit.text import t
+boot.import_all()  # before anything else: no first run may meet a half-imported module
 
-PAGES = {  # url path: icon
-    "lab": "🔬",  # the default page: first
-    "softmax": "📊",
-    "scaling": "📏",
-    "steps": "👣",
-    "quiz": "✅",
-    "train": "🏋️",
-    "kernel": "⚡",
-    "variants": "🧬",
-}
+import streamlit as st  # noqa: E402
+from streamlit.navigation.page import StreamlitPage  # noqa: E402
+
+from ui.kit import memory, state  # noqa: E402
+from ui.kit.pages import PAGES  # noqa: E402
+from ui.kit.settings import LANGS  # noqa: E402
+from ui.kit.text import t  # noqa: E402
 
 
 def navigation_pages(lang: str) -> list[StreamlitPage]:
-    """The app's pages in ``lang``. Built once per session and language: building a page
-    resolves its file and checks its icon, 0.6 ms of every run for the eight. Not shared between
-    sessions: navigation marks the page it returns, and a run clears the mark."""
+    """The app's pages in ``lang``, built once per session and language (not shared between
+    sessions: navigation marks the page object it returns)."""
     key = f"_pages_{lang}"
     if key not in st.session_state:
         st.session_state[key] = [
-            st.Page(f"ui/{name}/page.py", title=t(f"nav_{name}", lang), icon=icon, url_path=name)
-            for name, icon in PAGES.items()
+            st.Page(page.file, title=t(page.title_key, lang), icon=page.icon, url_path=page.path)
+            for page in PAGES
         ]
     return st.session_state[key]
 
@@ -37,7 +30,7 @@ state.begin_run()
 link_notes = state.init_lang() + state.init_present()
 st.set_page_config(
     page_title="注意力实验室 · Attention Lab",
-    page_icon="🔍",
+    page_icon=":material/search:",
     layout="wide",
     initial_sidebar_state="collapsed" if state.present() else "auto",
 )

@@ -17,19 +17,23 @@ sentence and the seed again. It prints failures, p50/p95 and the server's peak a
 """
 
 import argparse
+import random
 import statistics
 import threading
 import time
 from contextlib import ExitStack
 from dataclasses import dataclass, field
+from pathlib import Path
 from urllib.parse import urlencode
 
 import psutil
 import websocket
 from streamlit.proto.BackMsg_pb2 import BackMsg
+from streamlit.proto.Element_pb2 import Element
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
-from bench.serve import streamlit_server
+from bench.serve import ROOT, streamlit_server
+from ui.kit.pages import PAGES, PATHS
 
 SENTENCES = [
     "我喜欢人工智能",
@@ -39,6 +43,7 @@ SENTENCES = [
     "你好世界",
 ]
 DS = [64, 96, 768, 1536, 6144]
+EARLY = ForwardMsg.ScriptFinishedStatus.FINISHED_EARLY_FOR_RERUN
 LINK = "text=%E6%88%91%E5%96%9C%E6%AC%A2%E4%BA%BA%E5%B7%A5%E6%99%BA%E8%83%BD&d=64&lang=zh"
 
 
@@ -53,16 +58,19 @@ class Session:
     widget_ids: dict[str, str] = field(default_factory=dict)
     fragments: dict[str, str] = field(default_factory=dict)  # widget key → its fragment's id
     page_hash: str = ""
+    page: str = ""  # the URL path the tab opened ("" for the default page)
+    charts: list[str] = field(default_factory=list)  # keys of the charts of the last run
 
     def connect(self) -> websocket.WebSocket:
         url = self.base.replace("http", "ws") + "/_stcore/stream"
         return websocket.create_connection(url, subprotocols=["streamlit"], timeout=60)
 
-    def run(self, ws: websocket.WebSocket, query: str, widgets: dict[str, object]) -> None:
-        """Send one rerun and read until the script has finished; record time and bytes."""
+    def request(self, query: str, widgets: dict[str, object], page: str | None = None) -> bytes:
+        """A rerun request: this tab's page (or another, by its URL path) and widget values."""
         message = BackMsg()
         message.rerun_script.query_string = query
-        message.rerun_script.page_script_hash = self.page_hash
+        message.rerun_script.page_script_hash = self.page_hash if page is None else ""
+        message.rerun_script.page_name = self.page if page is None else page
         # As a browser does: a change to widgets of one fragment reruns that fragment alone.
         (fragment, *others) = {self.fragments.get(key, "") for key in widgets} or {""}
         message.rerun_script.fragment_id = "" if others else fragment
@@ -73,31 +81,62 @@ class Session:
                 state.string_value = value
             else:
                 state.double_value = float(value)
+        return message.SerializeToString()
+
+    def run(self, ws: websocket.WebSocket, query: str, widgets: dict[str, object]) -> None:
+        """Send one rerun and read until the script has finished; record time and bytes."""
         start = time.perf_counter()
-        ws.send_binary(message.SerializeToString())
+        ws.send_binary(self.request(query, widgets))
+        self.read_until_finished(ws)
+        self.latencies.append(time.perf_counter() - start)
+
+    def read_until_finished(self, ws: websocket.WebSocket) -> None:
+        """Read the server's messages until a script run ends without asking for another (a
+        page that reruns itself while it works ends its runs early)."""
         size = 0
         while True:
             frame = ws.recv()
             size += len(frame)
-            reply = ForwardMsg()
-            reply.ParseFromString(frame)
-            kind = reply.WhichOneof("type")
-            if kind == "new_session":
-                self.page_hash = reply.new_session.page_script_hash
-            elif kind == "delta" and reply.delta.WhichOneof("type") == "new_element":
-                element = reply.delta.new_element
-                widget = getattr(element, element.WhichOneof("type") or "", None)
-                widget_id = getattr(widget, "id", "")
-                if widget_id and "-" in widget_id:
-                    key = widget_id.rsplit("-", 1)[-1]
-                    self.widget_ids.setdefault(key, widget_id)
-                    self.fragments[key] = reply.delta.fragment_id
-                if element.WhichOneof("type") == "exception":
-                    self.failures.append(element.exception.message)
-            elif kind == "script_finished":
+            reply = self._receive(frame)
+            if reply.WhichOneof("type") == "script_finished" and reply.script_finished != EARLY:
                 break
-        self.latencies.append(time.perf_counter() - start)
         self.received.append(size)
+
+    def drain(self, ws: websocket.WebSocket, quiet: float = 2.0) -> None:
+        """Read until the server has sent nothing for ``quiet`` seconds (after a burst)."""
+        ws.settimeout(quiet)
+        try:
+            while True:
+                self._receive(ws.recv())
+        except websocket.WebSocketTimeoutException:
+            pass
+        finally:
+            ws.settimeout(60)
+
+    def _receive(self, frame: bytes) -> ForwardMsg:
+        """Parse one message from the server; note a new run, widgets, charts, exceptions."""
+        reply = ForwardMsg()
+        reply.ParseFromString(frame)
+        kind = reply.WhichOneof("type")
+        if kind == "new_session":
+            self.page_hash = reply.new_session.page_script_hash
+            self.charts = []
+        elif kind == "delta" and reply.delta.WhichOneof("type") == "new_element":
+            self._note(reply.delta.new_element, reply.delta.fragment_id)
+        return reply
+
+    def _note(self, element: Element, fragment_id: str) -> None:
+        """Remember a widget's id and fragment, a chart's key, an exception's message."""
+        kind = element.WhichOneof("type") or ""
+        widget_id = getattr(getattr(element, kind, None), "id", "")
+        if widget_id and "-" in widget_id:
+            key = widget_id.rsplit("-", 1)[-1]
+            self.widget_ids.setdefault(key, widget_id)
+            self.fragments[key] = fragment_id
+        if kind == "exception":
+            self.failures.append(element.exception.message)
+        if kind == "plotly_chart":
+            self.charts.append(element.plotly_chart.id.rsplit("-", 1)[-1])
 
     def lesson(self, changes: int, start: threading.Barrier) -> None:
         """Open the shared link together with the class, then change the sentence and d."""
@@ -244,6 +283,137 @@ def print_worst(sessions: int, changes: int, waves: int) -> None:
         print(f"  memory kept from the first wave's end to the last's: {growth:+.0f} MB")
 
 
+def first_visit(session: Session, query: str, start: threading.Barrier) -> None:
+    """A student opening the teacher's link: one first run, at the same instant as the class."""
+    try:
+        ws = session.connect()
+        start.wait()
+        session.run(ws, query, {})
+        ws.close()
+    except Exception as error:  # a failure is counted, never hidden
+        session.failures.append(repr(error))
+
+
+def cold_class(base: str, sessions: int) -> list[Session]:
+    """``sessions`` first runs at once, to every page in turn, alternately in zh and en."""
+    start = threading.Barrier(sessions)
+    students = [Session(base, page=_url_path(PATHS[i % len(PATHS)])) for i in range(sessions)]
+    threads = [
+        threading.Thread(target=first_visit, args=(s, f"lang={('zh', 'en')[i % 2]}", start))
+        for i, s in enumerate(students)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=600)
+    return students
+
+
+def _url_path(path: str) -> str:
+    """The default page is served at the root."""
+    return "" if path == PATHS[0] else path
+
+
+def impatient_visit(session: Session, seed: int, start: threading.Barrier) -> None:
+    """Open a page, send five reruns of random pages 0–60 ms apart without waiting, then one
+    calm run of the page; the calm run must show that page's main chart."""
+    rng = random.Random(seed)
+    try:
+        ws = session.connect()
+        start.wait()
+        session.run(ws, "lang=zh", {})
+        for _ in range(5):
+            ws.send_binary(session.request("lang=zh", {}, page=_url_path(rng.choice(PATHS))))
+            time.sleep(rng.uniform(0, 0.06))
+        session.drain(ws)
+        session.page_hash = ""  # the calm run names its page, as a click on its link does
+        session.run(ws, "lang=en", {})
+        ws.close()
+    except Exception as error:  # a failure is counted, never hidden
+        session.failures.append(repr(error))
+        return
+    chart = next(p.chart for p in PAGES if _url_path(p.path) == session.page)
+    if chart and chart not in session.charts:
+        session.failures.append(f"calm run of /{session.page} lacks {chart}: {session.charts}")
+
+
+def impatient_class(base: str, sessions: int) -> list[Session]:
+    """``sessions`` impatient students at once, every page in turn."""
+    start = threading.Barrier(sessions)
+    students = [Session(base, page=_url_path(PATHS[i % len(PATHS)])) for i in range(sessions)]
+    threads = [
+        threading.Thread(target=impatient_visit, args=(s, 101 * i, start))
+        for i, s in enumerate(students)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=600)
+    return students
+
+
+def percentile(values: list[float], share: float) -> float:
+    """The value below which ``share`` of ``values`` lie (nearest rank); NaN when empty."""
+    ordered = sorted(values)
+    return ordered[int(share * (len(ordered) - 1))] if ordered else float("nan")
+
+
+COLD_TARGET = 3.0  # s: p95 of a class's first runs on a freshly started server
+
+
+def print_cold(sizes: list[int], tries: int, cwd: Path = ROOT) -> None:
+    """Classes of each size on freshly started servers: first runs, then an impatient class."""
+    print(f"cold start: every page in turn, a fresh server per try ({cwd})")
+    print("sessions | try | failures | p50 s | p95 s | max s | RSS MB | impatient failures")
+    for sessions in sizes:
+        for number in range(1, tries + 1):
+            with streamlit_server("streamlit_app.py", cwd=cwd) as (base, pid):
+                students = cold_class(base, sessions)
+                rss = rss_mb(pid)
+                impatient = impatient_class(base, sessions)
+            firsts = [s.latencies[0] for s in students if s.latencies]
+            failures = [f for s in students for f in s.failures]
+            late = [f for s in impatient for f in s.failures]
+            print(
+                f"{sessions} | {number} | {len(failures)} | {statistics.median(firsts):.2f} | "
+                f"{percentile(firsts, 0.95):.2f} | {max(firsts):.2f} | {rss:.0f} | {len(late)}"
+            )
+            for failure in sorted(set(failures + late))[:5]:
+                print(f"    {failure[:160]}")
+            met = percentile(firsts, 0.95) <= COLD_TARGET
+            print(f"    p95 ≤ {COLD_TARGET:.0f} s: {'met' if met else 'NOT MET'}")
+
+
+def print_long_lesson(waves: int) -> None:
+    """A long lesson on one server: ``waves`` times an ordinary class (30 sessions, 10 changes)
+    then a worst-case class (20 sessions at the heaviest link, 3 changes), each wave's memory
+    read once its tabs have closed. Memory should level off, not climb wave after wave."""
+    ttl = ("--server.disconnectedSessionTTL", str(SESSION_TTL))
+    print(f"long lesson: {waves} waves of an ordinary class then a worst-case class, one server")
+    print("wave | failures | ordinary p95 s | worst p95 s | peak MB | after the wave MB")
+    levels = []
+    with streamlit_server("streamlit_app.py", *ttl) as (base, pid):
+        wave(base, 1, 1)  # imports, as after the first visitor
+        print(f"0 | – | – | – | – | {rss_mb(pid):.0f}")
+        for number in range(1, waves + 1):
+            with PeakRss(pid) as peak:
+                ordinary, _ = wave(base, 30, 10)
+                worst, _ = wave(base, 20, 3, worst=True)
+            time.sleep(SESSION_TTL + 5)
+            levels.append(rss_mb(pid))
+            failures = sum(len(s.failures) for s in ordinary + worst)
+            p95s = [
+                percentile([x for s in c for x in s.latencies], 0.95) for c in (ordinary, worst)
+            ]
+            print(
+                f"{number} | {failures} | {p95s[0]:.2f} | {p95s[1]:.2f} | {peak.peak:.0f} | "
+                f"{levels[-1]:.0f}"
+            )
+    half = len(levels) // 2
+    print(f"  memory after the waves: first half {levels[:half]}, second half {levels[half:]}")
+    print(f"  growth over the second half: {levels[-1] - levels[half]:+.0f} MB")
+
+
 SESSION_TTL = 10  # s; Streamlit's default keeps a closed tab's session 120 s for reconnection
 MIN_THROUGHPUT = 0.5  # the lab's runs per second, at least this share of the yardstick's
 
@@ -302,7 +472,17 @@ def main() -> None:
     parser.add_argument("--changes", type=int, default=None)
     parser.add_argument("--worst", action="store_true", help="the heaviest-settings class")
     parser.add_argument("--waves", type=int, default=1, help="worst-case classes in a row")
+    parser.add_argument("--cold", action="store_true", help="first runs on a fresh server")
+    parser.add_argument("--tries", type=int, default=3, help="fresh servers per --cold size")
+    parser.add_argument("--checkout", type=Path, default=ROOT, help="the tree --cold serves")
+    parser.add_argument("--long", type=int, default=0, help="waves of a long lesson, one server")
     args = parser.parse_args()
+    if args.long:
+        print_long_lesson(args.long)
+        return
+    if args.cold:
+        print_cold([args.sessions] if args.sessions else [20, 30], args.tries, args.checkout)
+        return
     if args.worst:
         print_worst(args.sessions or 20, args.changes or 3, args.waves)
         return

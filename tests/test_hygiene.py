@@ -7,6 +7,8 @@ import sys
 
 from conftest import ROOT
 
+from ui.kit.pages import PATHS
+
 
 def test_core_imports_neither_streamlit_nor_plotly():
     """Importing viz_core in a fresh interpreter loads no streamlit and no plotly."""
@@ -71,7 +73,7 @@ def imported_modules(path):
     return names
 
 
-PAGES = ("lab", "softmax", "scaling", "steps", "quiz", "train", "kernel", "variants")
+PAGES = PATHS  # the registry's page folders
 # What one page may use of another: its settings and its cached computation, never its body.
 SHAREABLE = {"settings", "compute"}
 
@@ -96,23 +98,21 @@ def test_a_page_imports_only_the_kit_the_core_and_other_pages_settings():
     assert wrong == []
 
 
-def test_the_app_entry_knows_pages_only_by_their_files():
-    """streamlit_app.py imports the kit only; each page is a folder's page.py given to st.Page,
-    named in the entry's PAGES, the default (the lab) first."""
+def test_the_app_entry_knows_pages_only_by_the_registry():
+    """streamlit_app.py imports the kit (and the warm-up) only, and builds its navigation from
+    ui/kit/pages.py, whose every page is a folder with page.py, body.py and its nav title."""
+    from ui.kit.pages import PAGES as REGISTERED
+    from ui.kit.text import STRINGS
+
     names = imported_modules(ROOT / "streamlit_app.py")
     assert {name for name in names if name.startswith("ui.")} <= {
-        name for name in names if name.startswith("ui.kit")
+        name for name in names if name.startswith(("ui.kit", "ui.boot"))
     }
-    tree = ast.parse((ROOT / "streamlit_app.py").read_text(encoding="utf-8"))
-    (listed,) = [
-        node.value
-        for node in tree.body
-        if isinstance(node, ast.Assign) and [ast.unparse(t) for t in node.targets] == ["PAGES"]
-    ]
-    assert isinstance(listed, ast.Dict)
-    assert [ast.literal_eval(key) for key in listed.keys] == list(PAGES)  # the lab first
-    for page in PAGES:
-        assert (ROOT / "ui" / page / "page.py").is_file()
+    assert "ui.kit.pages.PAGES" in names
+    assert REGISTERED[0].path == "lab"  # the default page first
+    for page in REGISTERED:
+        assert (ROOT / page.file).is_file() and (ROOT / "ui" / page.path / "body.py").is_file()
+        assert page.title_key in STRINGS
 
 
 def test_the_readme_says_what_a_newcomer_needs_once():

@@ -14,19 +14,26 @@ CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = ROOT / "artifacts" / "screenshots"
 IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
 MUST_RUN = bool(os.environ.get("CI") or os.environ.get("REQUIRE_BROWSER"))
+# What the browser tests need, as .ci/run installs it: the browser, the Chinese font, the font
+# that draws the ► / ❚❚ play buttons, and the Python driver.
+APT_PACKAGES = ("chromium", "fonts-noto-cjk", "fonts-dejavu-core")
+PIP_NEEDS = "playwright (pip install -r requirements-dev.txt)"
 
 
 def require_browser():
     """Skip loudly without Chromium or Playwright; in CI, fail instead: there they must run."""
     missing = []
     if not os.path.exists(CHROMIUM):
-        missing.append(f"{CHROMIUM} (apt-get install chromium fonts-noto-cjk)")
+        missing.append(CHROMIUM)
     try:
         import playwright.sync_api  # noqa: F401
     except ImportError:
-        missing.append("playwright (pip install -r requirements-dev.txt)")
+        missing.append("playwright")
     if missing:
-        message = "BROWSER TESTS NOT RUN: missing " + ", ".join(missing)
+        message = (
+            f"BROWSER TESTS NOT RUN: missing {', '.join(missing)}; they need "
+            f"apt-get install {' '.join(APT_PACKAGES)} and {PIP_NEEDS}"
+        )
         if MUST_RUN:
             pytest.fail(message + " — CI must install them (.ci/run does).")
         pytest.skip(message)

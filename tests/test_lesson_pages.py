@@ -279,7 +279,7 @@ def test_animation_has_a_frame_per_d_and_a_caption_counted_from_its_frames():
     assert spec["layout"]["updatemenus"][0]["buttons"][0]["method"] == "animate"
     raw = np.array([decode(frame["data"][0]["y"]).max() for frame in spec["frames"]])
     scaled = np.array([decode(frame["data"][1]["y"]).max() for frame in spec["frames"]])
-    (caption,) = [c.value for c in at.caption if "Press ▶" in c.value]
+    (caption,) = [c.value for c in at.caption if "Press ►" in c.value]
     assert f"ranges from {raw.min():.2f} to {raw.max():.2f}" in caption
     assert f"above 0.99 at {(raw > 0.99).sum()} of the 14" in caption
     assert (

@@ -49,7 +49,7 @@ def render() -> None:
     else:
         result = compute_lab(**lab.core_kwargs())
         if result.n_content == 0:
-            st.info(t("empty_text", lang), icon="✍️")
+            st.info(t("empty_text", lang), icon=":material/edit:")
         else:
             (flash_section if section == "flash" else cache_section)(result, lang)
             lab_caption(result, lab, lang)
@@ -142,7 +142,7 @@ def _move_tile(delta: int, last: int) -> None:
 
 
 def tile_stepper(count: int, lang: str) -> int:
-    """◀ slider ▶ over the tiles; a tile past the last one (a link's, or a shorter sentence's)
+    """◄ slider ► over the tiles; a tile past the last one (a link's, or a shorter sentence's)
     becomes the last, with a note."""
     last = count - 1
     if int(st.session_state.tile) > last:
@@ -154,7 +154,8 @@ def tile_stepper(count: int, lang: str) -> int:
     st.slider(t("kn_tile_label", lang, count=count), 0, last, key="tile")
     back, forward = st.columns(2)
     back.button(
-        "◀",
+        "",
+        icon=":material/chevron_left:",
         key="tile_prev",
         on_click=_move_tile,
         args=(-1, last),
@@ -163,7 +164,8 @@ def tile_stepper(count: int, lang: str) -> int:
         help=t("kn_tile_prev", lang),
     )
     forward.button(
-        "▶",
+        "",
+        icon=":material/chevron_right:",
         key="tile_next",
         on_click=_move_tile,
         args=(1, last),

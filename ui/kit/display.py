@@ -88,7 +88,7 @@ def radio(settings: type[Settings], key: str, lang: str, text: str, **options: A
 
 def train_link(lang: str) -> None:
     """Where a page says "cannot learn": a link to the page that tests the claim."""
-    st.page_link("ui/train/page.py", label=t("train_link", lang), icon="🏋️")
+    st.page_link("ui/train/page.py", label=t("train_link", lang), icon=":material/fitness_center:")
 
 
 def picker(settings: type[Settings], key: str, lang: str, text: str) -> str:

@@ -137,11 +137,13 @@ def show_notes(notes: list[Note]) -> None:
     st.session_state[SHOWN] = [*st.session_state.get(SHOWN, []), *notes]
     for note in notes:
         if note.carried:
-            st.info(t("note_carried", lang(), key=note.key, used=note.used), icon="🔧")
+            st.info(
+                t("note_carried", lang(), key=note.key, used=note.used), icon=":material/build:"
+            )
         elif note.key == "text":
-            st.info(t("note_text_cut", lang(), used=note.used), icon="✂️")
+            st.info(t("note_text_cut", lang(), used=note.used), icon=":material/content_cut:")
         else:
-            st.info(t("note_prefix", lang(), key=note.key, used=note.used), icon="🔧")
+            st.info(t("note_prefix", lang(), key=note.key, used=note.used), icon=":material/build:")
 
 
 def open_page(title: str, intro: str, *settings: type[Settings]) -> str:
@@ -170,6 +172,6 @@ def close_page(*settings: Settings, share: bool = True) -> None:
         base = (st.context.url or "").split("?")[0]
         # In a popover: its box is drawn only when opened, and the code box's highlighter is a
         # 1.6 MB script that a page would otherwise load and compile beside Plotly's first chart.
-        with st.popover(t("share_title", lang()), key="share_link"):
+        with st.popover(t("share_title", lang()), key="share_link", icon=":material/link:"):
             st.caption(t("share_hint", lang()))
             st.code(f"{base}?{urlencode(wanted)}", language=None, wrap_lines=True)

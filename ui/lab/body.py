@@ -53,11 +53,14 @@ def lab_view(lang: str) -> None:
     params = state.current(LabParams)
     result = compute_lab(**params.core_kwargs())
     if result.n_content == 0:
-        st.info(t("empty_text", lang), icon="✍️")
+        st.info(t("empty_text", lang), icon=":material/edit:")
         state.close_page(params, share=False)
         return
     if result.n_dropped:
-        st.info(t("capped", lang, kept=result.n_content, dropped=result.n_dropped), icon="✂️")
+        st.info(
+            t("capped", lang, kept=result.n_content, dropped=result.n_dropped),
+            icon=":material/content_cut:",
+        )
     params = row_inside(params, len(result.tokens), lang)
     if not state.present():
         tokens_section(result, params, lang)
@@ -141,7 +144,7 @@ def tokens_section(result: LabResult, params: LabParams, lang: str) -> None:
     if params.heads > 1:
         st.info(
             t("head_shown", lang, head=params.head, heads=params.heads, d_k=result.steps.d_k),
-            icon="🧩",
+            icon=":material/extension:",
         )
 
 

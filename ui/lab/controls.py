@@ -35,7 +35,9 @@ def controls(lang: str) -> None:
             text_box(lang)
         st.toggle(t("special_label", lang), key="special", help=t("special_help", lang))
         number_input(LabParams, "seed", lang, "seed", step=1)
-        st.button(t("new_random", lang), key="new_seed", on_click=_new_seed)
+        st.button(
+            t("new_random", lang), key="new_seed", on_click=_new_seed, icon=":material/casino:"
+        )
         model_controls(lang)
 
 

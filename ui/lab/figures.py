@@ -256,7 +256,7 @@ def heads_grid(
     cols = min(len(group), 4)
     rows = math.ceil(len(group) / cols)
     labels = tick_labels(tokens)
-    titles = [("▶ " if h == selected else "") + t("head_title", lang, head=h) for h in group]
+    titles = [("► " if h == selected else "") + t("head_title", lang, head=h) for h in group]
     layout, refs = grid(len(group), cols, titles, hgap=0.02, vgap=min(0.08, 0.4 / rows))
     traces = [
         _head_trace(weights[h], labels, h, x, y, lang)

@@ -41,7 +41,13 @@ def render() -> None:
     left, right = st.columns([2, 1], vertical_alignment="bottom")
     with left:
         number_input(QuizParams, "quiz_seed", lang, "qz_seed", step=1)
-    right.button(t("qz_new", lang), key="quiz_new", on_click=_new_quiz, width="stretch")
+    right.button(
+        t("qz_new", lang),
+        key="quiz_new",
+        on_click=_new_quiz,
+        width="stretch",
+        icon=":material/casino:",
+    )
     params = state.current(QuizParams)
     article_questions(lang)
     st.header(t("qz_numeric_title", lang))

@@ -103,7 +103,7 @@ def render() -> None:
     params = state.current(ScalingParams)
     computed(params, lang)
     if params.distribution == "uniform":
-        st.info(t("sc_uniform_note", lang), icon="📐")
+        st.info(t("sc_uniform_note", lang), icon=":material/straighten:")
     # On a projector the figure that d and its presets change comes first.
     sections = [variance_section, histogram_section]
     for section in sections[:: -1 if state.present() else 1]:
@@ -221,4 +221,4 @@ def animation_section(params: ScalingParams, lang: str) -> None:
         t("sc_animation_why", lang, **numbers) + " " + t(f"sc_animation_verdict_{verdict}", lang)
     )
     chart(figures.sharpening_animation(rows, lang=lang), "sharpening_animation")
-    st.info(t("sc_temperature_note", lang), icon="🌡️")
+    st.info(t("sc_temperature_note", lang), icon=":material/thermostat:")

@@ -52,7 +52,7 @@ def render() -> None:
     controls(lang)
     values = parse_values(str(st.session_state["values"]))
     if values is None:
-        st.warning(t("sm_values_bad", lang), icon="✍️")
+        st.warning(t("sm_values_bad", lang), icon=":material/edit:")
         values = parse_values(DEFAULT_VALUES)
     assert values is not None
     divisor = float(st.session_state.divisor)
@@ -114,15 +114,21 @@ def article_verdict(breakdown: SoftmaxBreakdown, lang: str) -> None:
         if printed is not None:
             agrees, numbers = compare(printed, computed)
             if agrees:
-                st.success(t(f"sm_{what}_agrees", lang, printed=printed.text), icon="✅")
+                st.success(
+                    t(f"sm_{what}_agrees", lang, printed=printed.text),
+                    icon=":material/check_circle:",
+                )
             else:
                 words = {"printed": printed.text, "computed": numbers}
-                st.warning(t(f"sm_{what}_differs", lang, **words), icon="📰")
+                st.warning(t(f"sm_{what}_differs", lang, **words), icon=":material/newspaper:")
     twin = PRESETS[preset.scaled_twin].probs if preset.scaled_twin else None
     if twin is not None:
         numbers = "[" + ", ".join(f"{p:.2f}" for p in breakdown.probs) + "]"
         top = f"{breakdown.probs.max():.2f}"
-        st.info(t("sm_twin_note", lang, printed=twin.text, computed=numbers, top=top), icon="📰")
+        st.info(
+            t("sm_twin_note", lang, printed=twin.text, computed=numbers, top=top),
+            icon=":material/newspaper:",
+        )
 
 
 def table_section(breakdown: SoftmaxBreakdown, labels: list[str], lang: str) -> None:

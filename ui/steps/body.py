@@ -32,7 +32,7 @@ def render() -> None:
     params = state.stored(LabParams)
     result = compute_lab(**params.core_kwargs())
     if result.n_content == 0:
-        st.info(t("empty_text", lang), icon="✍️")
+        st.info(t("empty_text", lang), icon=":material/edit:")
         state.close_page(params, StepsParams(), share=False)
         return
     if not state.present():

@@ -47,7 +47,7 @@ def render() -> None:
     variant = picker(VariantsParams, "variant", lang, "vr_variant")
     tokens, _ = sentence(lab.text, lab.special)
     if len(tokens) - (2 if lab.special else 0) <= 0:
-        st.info(t("empty_text", lang), icon="✍️")
+        st.info(t("empty_text", lang), icon=":material/edit:")
     else:
         SECTIONS[str(variant)](lab, lang)
     state.close_page(lab, state.current(VariantsParams))
@@ -199,7 +199,7 @@ def rope_section(lab: LabParams, lang: str) -> None:
     result = result_for(lab)
     view = result.rope
     if view is None:
-        st.info(t("vr_rope_d1", lang), icon="🔄")
+        st.info(t("vr_rope_d1", lang), icon=":material/rotate_right:")
         return
     left, right = split()
     with left:
@@ -248,7 +248,7 @@ def cross_section(lab: LabParams, lang: str) -> None:
             fields = {"n": len(result.tokens), "m": len(view.tokens_b), "d": lab.d}
             safe_text(t("vr_cross_why", lang, seed=lab.seed + 1, **fields))
     if view is None:
-        st.info(t("vr_cross_empty", lang), icon="✍️")
+        st.info(t("vr_cross_empty", lang), icon=":material/edit:")
         return
     with right:
         fig = figures.cross_heatmap(
@@ -256,7 +256,7 @@ def cross_section(lab: LabParams, lang: str) -> None:
         )
         chart(fig, "cross_heatmap")
     if view.dropped_b:
-        st.info(t("vr_cross_capped", lang, dropped=view.dropped_b), icon="✂️")
+        st.info(t("vr_cross_capped", lang, dropped=view.dropped_b), icon=":material/content_cut:")
     error = float(abs(view.weights.sum(axis=1) - 1).max())
     safe_text(t("vr_cross_check", lang, error=_number(error, 2), n=len(result.tokens), d=lab.d))
     source_note(lab, lang)

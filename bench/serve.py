@@ -37,18 +37,21 @@ def wait_healthy(base: str, process: subprocess.Popen[bytes], seconds: float = 6
 
 @contextmanager
 def streamlit_server(
-    app: str = "streamlit_app.py", *options: str, cwd: Path = ROOT
+    app: str = "streamlit_app.py", *options: str, cwd: Path = ROOT, watch: str | None = None
 ) -> Iterator[tuple[str, int]]:
     """Yield (base URL, server pid) of a headless server running ``app``; stop it afterwards.
 
     ``options`` are further command-line settings, e.g. "--server.disconnectedSessionTTL", "10";
-    ``cwd`` the checkout to serve (another worktree, to compare with an older design).
+    ``cwd`` the checkout to serve (another worktree, to compare with an older design);
+    ``watch`` a file where ``bench.memwatch`` logs what the server's memory is made of.
     """
     port = free_port()
+    launcher = (
+        ["-m", "streamlit"] if watch is None else ["-m", "bench.memwatch", watch, "streamlit"]
+    )
     command = [
         sys.executable,
-        "-m",
-        "streamlit",
+        *launcher,
         "run",
         app,
         "--server.headless",
@@ -59,6 +62,7 @@ def streamlit_server(
         "false",
         "--server.fileWatcherType",
         "none",
+        *options,
     ]
     process = subprocess.Popen(
         command,

@@ -1,0 +1,68 @@
+"""Run the app in this process and log what its memory is made of, to find what grows.
+
+    python -m bench.memwatch LOG streamlit run streamlit_app.py [options]
+
+Every 5 s one JSON line goes to LOG: resident memory, the objects the collector tracks and has
+frozen, the modules loaded, each shared cache's bytes, the sessions Streamlit holds, and with
+``MEMWATCH_TRACE=1`` the 12 source lines whose allocations grew most since the first line.
+``bench.load --long N --watch LOG`` starts the server this way.
+"""
+
+import gc
+import json
+import os
+import sys
+import threading
+import time
+import tracemalloc
+
+import psutil
+
+
+def snapshot_line(first: tracemalloc.Snapshot | None) -> dict[str, object]:
+    """One reading of the process."""
+    line: dict[str, object] = {
+        "t": round(time.time(), 1),
+        "rss_mb": round(psutil.Process().memory_info().rss / 1e6, 1),
+        "gc_objects": len(gc.get_objects()),
+        "gc_frozen": gc.get_freeze_count(),
+        "modules": len(sys.modules),
+    }
+    cache = sys.modules.get("ui.kit.cache")
+    if cache is not None:
+        line["caches_mb"] = {c.name: round(c.total / 1e6, 2) for c in cache.CACHES}
+    runtime = sys.modules.get("streamlit.runtime")
+    if runtime is not None and runtime.Runtime.exists():
+        manager = runtime.Runtime.instance()._session_mgr  # a diagnostic reads a private field
+        line["sessions"] = len(manager.list_sessions())
+    if first is not None:
+        stats = tracemalloc.take_snapshot().compare_to(first, "lineno")[:12]
+        line["grew"] = [f"{s.size_diff / 1e6:+.2f} MB {s.traceback}" for s in stats]
+    return line
+
+
+def watch(path: str) -> None:
+    """Append a line every 5 s, for as long as the process lives."""
+    first = None
+    if os.environ.get("MEMWATCH_TRACE"):
+        tracemalloc.start(1)
+        time.sleep(20)  # after the first visitor's imports
+        first = tracemalloc.take_snapshot()
+    with open(path, "a", encoding="utf-8") as log:
+        while True:
+            log.write(json.dumps(snapshot_line(first), ensure_ascii=False) + "\n")
+            log.flush()
+            time.sleep(5)
+
+
+def main() -> None:
+    log, *argv = sys.argv[1:]
+    threading.Thread(target=watch, args=(log,), daemon=True).start()
+    from streamlit.web import cli
+
+    sys.argv = argv
+    cli.main()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,6 +1,7 @@
 """Project rules checked by the test command: a pure core, typed, lint-clean."""
 
 import ast
+import importlib
 import re
 import subprocess
 import sys
@@ -112,6 +113,7 @@ def test_the_app_entry_knows_pages_only_by_the_registry():
     assert REGISTERED[0].path == "lab"  # the default page first
     for page in REGISTERED:
         assert (ROOT / page.file).is_file() and (ROOT / "ui" / page.path / "body.py").is_file()
+        importlib.import_module(f"ui.{page.path}")  # registers the page's own strings
         assert page.title_key in STRINGS
 
 
@@ -145,3 +147,52 @@ def test_the_readme_says_what_a_newcomer_needs_once():
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert tests in ci
     assert "chromium fonts-noto-cjk fonts-dejavu-core" in ci  # no emoji font: Material icons
+
+
+SCRATCH_PAGE = {
+    "__init__.py": "from ui.kit.text import register_page\n\nregister_page(__file__)\n",
+    "strings.toml": (
+        '[nav_scratch]\nzh = "草稿页"\nen = "Scratch page"\n\n'
+        '[scratch_title]\nzh = "草稿"\nen = "Scratch"\n\n'
+        '[scratch_intro]\nzh = "一页新的。"\nen = "A new page."\n'
+    ),
+    "body.py": (
+        "from ui.kit import state\n\n\ndef render() -> None:\n"
+        '    state.open_page("scratch_title", "scratch_intro")\n    state.close_page()\n'
+    ),
+    "page.py": "from ui.scratch.body import render\n\nrender()\n",
+}
+RUN_SCRATCH = """
+import sys
+sys.path.insert(0, {root!r})
+from streamlit.testing.v1 import AppTest
+at = AppTest.from_file({app!r}, default_timeout=120)
+at.query_params["lang"] = "en"
+at.run()
+at.switch_page("ui/scratch/page.py").run()
+assert not at.exception, [e.value for e in at.exception]
+print(at.title[0].value)
+"""
+
+
+def test_adding_a_page_is_a_folder_and_one_registry_line(tmp_path):
+    """The README's recipe, followed on a copy of the app: a folder ui/scratch/ with its four
+    files and one line in ui/kit/pages.py, and nothing else, give a page that opens."""
+    import shutil
+
+    for part in ("streamlit_app.py", "ui", "viz_core", ".streamlit"):
+        source = ROOT / part
+        copy = shutil.copytree if source.is_dir() else shutil.copy
+        copy(source, tmp_path / part)
+    for name, text in SCRATCH_PAGE.items():
+        (tmp_path / "ui" / "scratch").mkdir(exist_ok=True)
+        (tmp_path / "ui" / "scratch" / name).write_text(text, encoding="utf-8")
+    registry = tmp_path / "ui" / "kit" / "pages.py"
+    line = '    Page("scratch", ":material/draft:", None),\n)\nPATHS'
+    registry.write_text(registry.read_text(encoding="utf-8").replace(")\nPATHS", line, 1))
+    code = RUN_SCRATCH.format(root=str(tmp_path), app=str(tmp_path / "streamlit_app.py"))
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, timeout=300
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.strip().splitlines()[-1] == "Scratch"

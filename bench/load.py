@@ -384,7 +384,7 @@ def print_cold(sizes: list[int], tries: int, cwd: Path = ROOT) -> None:
             print(f"    p95 ≤ {COLD_TARGET:.0f} s: {'met' if met else 'NOT MET'}")
 
 
-def print_long_lesson(waves: int, watch: str | None = None) -> None:
+def print_long_lesson(waves: int, watch: str | None = None, cwd: Path = ROOT) -> None:
     """A long lesson on one server: ``waves`` times an ordinary class (30 sessions, 10 changes)
     then a worst-case class (20 sessions at the heaviest link, 3 changes), each wave's memory
     read once its tabs have closed. Memory should level off, not climb wave after wave."""
@@ -392,7 +392,7 @@ def print_long_lesson(waves: int, watch: str | None = None) -> None:
     print(f"long lesson: {waves} waves of an ordinary class then a worst-case class, one server")
     print("wave | failures | ordinary p95 s | worst p95 s | peak MB | after the wave MB")
     levels = []
-    with streamlit_server("streamlit_app.py", *ttl, watch=watch) as (base, pid):
+    with streamlit_server("streamlit_app.py", *ttl, cwd=cwd, watch=watch) as (base, pid):
         wave(base, 1, 1)  # imports, as after the first visitor
         print(f"0 | – | – | – | – | {rss_mb(pid):.0f}")
         for number in range(1, waves + 1):
@@ -474,12 +474,12 @@ def main() -> None:
     parser.add_argument("--waves", type=int, default=1, help="worst-case classes in a row")
     parser.add_argument("--cold", action="store_true", help="first runs on a fresh server")
     parser.add_argument("--tries", type=int, default=3, help="fresh servers per --cold size")
-    parser.add_argument("--checkout", type=Path, default=ROOT, help="the tree --cold serves")
+    parser.add_argument("--checkout", type=Path, default=ROOT, help="the tree --cold, --long serve")
     parser.add_argument("--long", type=int, default=0, help="waves of a long lesson, one server")
     parser.add_argument("--watch", help="with --long: log the server's memory (bench.memwatch)")
     args = parser.parse_args()
     if args.long:
-        print_long_lesson(args.long, args.watch)
+        print_long_lesson(args.long, args.watch, args.checkout)
         return
     if args.cold:
         print_cold([args.sessions] if args.sessions else [20, 30], args.tries, args.checkout)

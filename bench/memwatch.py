@@ -4,7 +4,8 @@
 
 Every 5 s one JSON line goes to LOG: resident memory, the objects the collector tracks and has
 frozen, the modules loaded, each shared cache's bytes, the sessions Streamlit holds, and with
-``MEMWATCH_TRACE=1`` the 12 source lines whose allocations grew most since the first line.
+``MEMWATCH_TRACE=1`` the memory Python allocated and the 12 source lines whose allocations grew
+most between quiet moments.
 ``bench.load --long N --watch LOG`` starts the server this way.
 """
 
@@ -19,7 +20,7 @@ import tracemalloc
 import psutil
 
 
-def snapshot_line(first: tracemalloc.Snapshot | None) -> dict[str, object]:
+def snapshot_line() -> dict[str, object]:
     """One reading of the process."""
     line: dict[str, object] = {
         "t": round(time.time(), 1),
@@ -28,6 +29,8 @@ def snapshot_line(first: tracemalloc.Snapshot | None) -> dict[str, object]:
         "gc_frozen": gc.get_freeze_count(),
         "modules": len(sys.modules),
     }
+    if tracemalloc.is_tracing():
+        line["traced_mb"] = round(tracemalloc.get_traced_memory()[0] / 1e6, 1)
     cache = sys.modules.get("ui.kit.cache")
     if cache is not None:
         line["caches_mb"] = {c.name: round(c.total / 1e6, 2) for c in cache.CACHES}
@@ -35,22 +38,27 @@ def snapshot_line(first: tracemalloc.Snapshot | None) -> dict[str, object]:
     if runtime is not None and runtime.Runtime.exists():
         manager = runtime.Runtime.instance()._session_mgr  # a diagnostic reads a private field
         line["sessions"] = len(manager.list_sessions())
-    if first is not None:
-        stats = tracemalloc.take_snapshot().compare_to(first, "lineno")[:12]
-        line["grew"] = [f"{s.size_diff / 1e6:+.2f} MB {s.traceback}" for s in stats]
     return line
 
 
 def watch(path: str) -> None:
-    """Append a line every 5 s, for as long as the process lives."""
-    first = None
+    """Append a line every 5 s, for as long as the process lives. When tracing, the first
+    quiet moment (no session) after the first minute is the reference, and each later quiet
+    line lists the 12 source lines whose live allocations grew most since."""
     if os.environ.get("MEMWATCH_TRACE"):
         tracemalloc.start(1)
-        time.sleep(20)  # after the first visitor's imports
-        first = tracemalloc.take_snapshot()
+    began, first = time.time(), None
     with open(path, "a", encoding="utf-8") as log:
         while True:
-            log.write(json.dumps(snapshot_line(first), ensure_ascii=False) + "\n")
+            line = snapshot_line()
+            quiet = line.get("sessions") == 0 and time.time() - began > 60
+            if quiet and tracemalloc.is_tracing():
+                if first is None:
+                    first = tracemalloc.take_snapshot()
+                else:
+                    stats = tracemalloc.take_snapshot().compare_to(first, "lineno")[:12]
+                    line["grew"] = [f"{s.size_diff / 1e6:+.2f} MB {s.traceback}" for s in stats]
+            log.write(json.dumps(line, ensure_ascii=False) + "\n")
             log.flush()
             time.sleep(5)
 

@@ -5,11 +5,13 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import IO
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -21,8 +23,10 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def wait_healthy(base: str, process: subprocess.Popen[bytes], seconds: float = 60) -> None:
-    """Poll /_stcore/health until it answers ok; raise with the server's output if it dies."""
+def wait_healthy(
+    base: str, process: subprocess.Popen[bytes], log: IO[bytes], seconds: float = 60
+) -> None:
+    """Poll /_stcore/health until it answers ok; raise with the server's log if it dies."""
     deadline = time.monotonic() + seconds
     while True:
         try:
@@ -30,7 +34,8 @@ def wait_healthy(base: str, process: subprocess.Popen[bytes], seconds: float = 6
                 return
         except OSError:
             if process.poll() is not None or time.monotonic() > deadline:
-                output = process.stderr.read().decode(errors="replace") if process.stderr else ""
+                log.seek(0)
+                output = log.read().decode(errors="replace")
                 raise RuntimeError(f"streamlit did not become healthy:\n{output}") from None
             time.sleep(0.2)
 
@@ -64,17 +69,15 @@ def streamlit_server(
         "none",
         *options,
     ]
-    process = subprocess.Popen(
-        command,
-        cwd=cwd,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        start_new_session=True,
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        wait_healthy(base, process)
-        yield base, process.pid
-    finally:
-        os.killpg(process.pid, signal.SIGTERM)
-        process.wait(timeout=10)
+    # The log goes to a file: a pipe nobody reads fills at 64 kB and then blocks the server.
+    with tempfile.TemporaryFile() as log:
+        process = subprocess.Popen(
+            command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=log, start_new_session=True
+        )
+        base = f"http://127.0.0.1:{port}"
+        try:
+            wait_healthy(base, process, log)
+            yield base, process.pid
+        finally:
+            os.killpg(process.pid, signal.SIGTERM)
+            process.wait(timeout=10)

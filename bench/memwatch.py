@@ -16,6 +16,7 @@ import sys
 import threading
 import time
 import tracemalloc
+import types
 
 import psutil
 
@@ -41,6 +42,24 @@ def snapshot_line() -> dict[str, object]:
     return line
 
 
+def held_traces() -> dict[str, object]:
+    """Plotly traces with hover data still alive, their bytes, and what holds the first one
+    (three referrers up): a quiet server should hold only what its caches count."""
+    traces = [o for o in gc.get_objects() if isinstance(o, dict) and "customdata" in o]
+    sizes = [getattr(t["customdata"], "nbytes", 0) for t in traces]
+    chain, item = [], traces[0] if traces else None
+    for _ in range(4):
+        found = gc.get_referrers(item) if item is not None else []
+        holders = [r for r in found if r is not traces and not isinstance(r, types.FrameType)]
+        if not holders:
+            break
+        item = holders[0]
+        chain.append(
+            type(item).__name__ + (f" {sorted(item)[:6]}" if isinstance(item, dict) else "")
+        )
+    return {"count": len(traces), "mb": round(sum(sizes) / 1e6, 1), "held_by": chain}
+
+
 def watch(path: str) -> None:
     """Append a line every 5 s, for as long as the process lives. When tracing, the first
     quiet moment (no session) after the first minute is the reference, and each later quiet
@@ -52,6 +71,8 @@ def watch(path: str) -> None:
         while True:
             line = snapshot_line()
             quiet = line.get("sessions") == 0 and time.time() - began > 60
+            if quiet:
+                line["held_traces"] = held_traces()
             if quiet and tracemalloc.is_tracing():
                 if first is None:
                     first = tracemalloc.take_snapshot()

@@ -166,6 +166,7 @@ def evaluate(
 
 
 def train(args: argparse.Namespace) -> None:
+    """Data and vocabulary, the training loop, the held-out score, then every file."""
     torch.manual_seed(args.seed)
     credits = sentences(args.data)
     texts = [t for t in credits if len(t) <= Config.max_len - 2]
@@ -176,25 +177,35 @@ def train(args: argparse.Namespace) -> None:
     config = Config(vocab_size=len(vocab))
     model = MaskedLM(config)
     rows = [encode(text, vocab, config.max_len) for text in train_texts]
+    epochs, seconds = fit(model, rows, args)
+    where = held_out_positions(held, args.seed)
+    commonest = counts.most_common(1)[0][0]
+    scores = evaluate(model, held, where, vocab, vocab[commonest])
+    print(scores, flush=True)
+    record = {"train_sentences": len(train_texts), "epochs": epochs, "held_out_float32": scores}
+    record |= {"seconds": round(seconds, 1), "commonest_character": commonest}
+    save(model, config, vocab, held, where, args, record | {"credits": credits})
+
+
+def fit(
+    model: MaskedLM, rows: list[list[int]], args: argparse.Namespace
+) -> tuple[list[dict[str, float]], float]:
+    """AdamW with a warm-up and a cosine decay, batches in a new order every epoch; the mean
+    loss of each epoch, and the seconds it all took."""
     rng = np.random.default_rng(args.seed)
     optimizer = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=0.01)
-    warmup = 200
-    schedule = torch.optim.lr_scheduler.LambdaLR(
-        optimizer,
-        lambda step: (
-            min(1.0, (step + 1) / warmup) * 0.5 * (1 + math.cos(math.pi * step / args.steps))
-        ),
-    )
-    where = held_out_positions(held, args.seed)
-    top_id = vocab[counts.most_common(1)[0][0]]
+
+    def decay(step: int) -> float:
+        return min(1.0, (step + 1) / 200) * 0.5 * (1 + math.cos(math.pi * step / args.steps))
+
+    schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, decay)
     per_epoch = math.ceil(len(rows) / args.batch)
     losses: list[float] = []
     epochs: list[dict[str, float]] = []
     began = time.perf_counter()
-    order = rng.permutation(len(rows))
     for step in range(args.steps):
         at = (step % per_epoch) * args.batch
-        if at == 0 and step:
+        if at == 0:
             order = rng.permutation(len(rows))
         inputs, targets = batch([rows[i] for i in order[at : at + args.batch]], rng)
         loss = F.cross_entropy(model(inputs).flatten(0, 1), targets.flatten(), ignore_index=-100)
@@ -205,21 +216,13 @@ def train(args: argparse.Namespace) -> None:
         schedule.step()
         losses.append(loss.item())
         if (step + 1) % per_epoch == 0 or step + 1 == args.steps:
+            mean = float(np.mean(losses[-per_epoch:]))
+            seconds = round(time.perf_counter() - began, 1)
             epochs.append(
-                {
-                    "epoch": len(epochs) + 1,
-                    "step": step + 1,
-                    "loss": float(np.mean(losses[-per_epoch:])),
-                    "seconds": round(time.perf_counter() - began, 1),
-                }
+                {"epoch": len(epochs) + 1, "step": step + 1, "loss": mean, "seconds": seconds}
             )
             print(epochs[-1], flush=True)
-    seconds = time.perf_counter() - began
-    scores = evaluate(model, held, where, vocab, top_id)
-    print(scores, flush=True)
-    record = {"train_sentences": len(train_texts), "epochs": epochs, "held_out_float32": scores}
-    record |= {"seconds": round(seconds, 1), "commonest_character": counts.most_common(1)[0][0]}
-    save(model, config, vocab, held, where, args, record | {"credits": credits})
+    return epochs, time.perf_counter() - began
 
 
 def save(
@@ -242,7 +245,43 @@ def save(
     assert isinstance(credits, dict)
     lines = [f"{at}\t{text}\t{credits[text]}" for text, at in zip(held, where, strict=True)]
     (args.out / "mlm_heldout.tsv").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    # The reference: the model as shipped (its float16 weights), so numpy can match it exactly.
+    shipped = write_reference(weights, config, vocab, args.out)
+    commonest = str(trained["commonest_character"])
+    shipped_scores = evaluate(shipped, held, where, vocab, vocab[commonest])
+    record = {**describe(model, config, args, len(held)), "held_out": shipped_scores, **trained}
+    (args.out / "mlm_record.json").write_text(
+        json.dumps(record, ensure_ascii=False, indent=1) + "\n", encoding="utf-8"
+    )
+    if args.out == OUT:  # the heads' roles and spreads, by the app's numpy forward pass
+        head_report.main()
+
+
+def describe(
+    model: MaskedLM, config: Config, args: argparse.Namespace, held: int
+) -> dict[str, object]:
+    """What the record says of the model and how it was trained."""
+    return {
+        "model": "masked character language model (BERT-style, pre-norm)",
+        "config": asdict(config),
+        "parameters": sum(p.numel() for p in model.parameters()),
+        "data": "Tatoeba English–Chinese pairs (tatoeba.org), Chinese side, CC-BY 2.0 FR",
+        "held_out_sentences": held,
+        "seed": args.seed,
+        "steps": args.steps,
+        "batch": args.batch,
+        "lr": args.lr,
+        "masking": "15 % of characters; 80 % [MASK], 10 % random, 10 % kept",
+        "held_out_protocol": "one character per held-out sentence masked (mlm_heldout.tsv)",
+        "torch": torch.__version__,
+        "threads": torch.get_num_threads(),
+    }
+
+
+def write_reference(
+    weights: dict[str, np.ndarray], config: Config, vocab: dict[str, int], out: Path
+) -> MaskedLM:
+    """The model as shipped (its float16 weights) and its logits on the reference sentences,
+    so that numpy can be checked against PyTorch exactly."""
     shipped = MaskedLM(config)
     shipped.load_state_dict({k: torch.from_numpy(v.astype(np.float32)) for k, v in weights.items()})
     shipped.eval()
@@ -252,31 +291,8 @@ def save(
             ids = [CLS, *[vocab.get(c, UNK) for c in _chars(text)], SEP]
             reference[f"ids_{i}"] = np.array(ids)
             reference[f"logits_{i}"] = shipped(torch.tensor([ids]))[0].numpy()
-    np.savez_compressed(args.out / "mlm_reference.npz", **reference)
-    commonest = str(trained["commonest_character"])
-    shipped_scores = evaluate(shipped, held, where, vocab, vocab[commonest])
-    record = {
-        "model": "masked character language model (BERT-style, pre-norm)",
-        "config": asdict(config),
-        "parameters": sum(p.numel() for p in model.parameters()),
-        "data": "Tatoeba English–Chinese pairs (tatoeba.org), Chinese side, CC-BY 2.0 FR",
-        "held_out_sentences": len(held),
-        "seed": args.seed,
-        "steps": args.steps,
-        "batch": args.batch,
-        "lr": args.lr,
-        "masking": "15 % of characters; 80 % [MASK], 10 % random, 10 % kept",
-        "held_out_protocol": "one character per held-out sentence masked (mlm_heldout.tsv)",
-        "held_out": shipped_scores,
-        **trained,
-        "torch": torch.__version__,
-        "threads": torch.get_num_threads(),
-    }
-    (args.out / "mlm_record.json").write_text(
-        json.dumps(record, ensure_ascii=False, indent=1) + "\n", encoding="utf-8"
-    )
-    if args.out == OUT:  # the heads' roles and spreads, by the app's numpy forward pass
-        head_report.main()
+    np.savez_compressed(out / "mlm_reference.npz", **reference)
+    return shipped
 
 
 def _chars(text: str) -> list[str]:

@@ -8,7 +8,7 @@ import streamlit as st  # noqa: E402
 from streamlit.navigation.page import StreamlitPage  # noqa: E402
 
 from ui.kit import memory, state  # noqa: E402
-from ui.kit.pages import PAGES  # noqa: E402
+from ui.kit.pages import FAVICON, PAGES  # noqa: E402
 from ui.kit.settings import LANGS  # noqa: E402
 from ui.kit.text import t  # noqa: E402
 
@@ -30,7 +30,7 @@ state.begin_run()
 link_notes = state.init_lang() + state.init_present()
 st.set_page_config(
     page_title="注意力实验室 · Attention Lab",
-    page_icon=":material/search:",
+    page_icon=FAVICON,
     layout="wide",
     initial_sidebar_state="collapsed" if state.present() else "auto",
 )

@@ -21,6 +21,7 @@ import random
 import statistics
 import threading
 import time
+from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -294,19 +295,26 @@ def first_visit(session: Session, query: str, start: threading.Barrier) -> None:
         session.failures.append(repr(error))
 
 
-def cold_class(base: str, sessions: int) -> list[Session]:
-    """``sessions`` first runs at once, to every page in turn, alternately in zh and en."""
+def classroom(
+    base: str, sessions: int, visit: Callable[..., None], argument: Callable[[int], object]
+) -> list[Session]:
+    """``sessions`` students on every page in turn, each ``visit(student, argument(i), start)``
+    in a thread of its own, all released at once."""
     start = threading.Barrier(sessions)
     students = [Session(base, page=_url_path(PATHS[i % len(PATHS)])) for i in range(sessions)]
     threads = [
-        threading.Thread(target=first_visit, args=(s, f"lang={('zh', 'en')[i % 2]}", start))
-        for i, s in enumerate(students)
+        threading.Thread(target=visit, args=(s, argument(i), start)) for i, s in enumerate(students)
     ]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join(timeout=600)
     return students
+
+
+def cold_class(base: str, sessions: int) -> list[Session]:
+    """``sessions`` first runs at once, to every page in turn, alternately in zh and en."""
+    return classroom(base, sessions, first_visit, lambda i: f"lang={('zh', 'en')[i % 2]}")
 
 
 def _url_path(path: str) -> str:
@@ -339,17 +347,7 @@ def impatient_visit(session: Session, seed: int, start: threading.Barrier) -> No
 
 def impatient_class(base: str, sessions: int) -> list[Session]:
     """``sessions`` impatient students at once, every page in turn."""
-    start = threading.Barrier(sessions)
-    students = [Session(base, page=_url_path(PATHS[i % len(PATHS)])) for i in range(sessions)]
-    threads = [
-        threading.Thread(target=impatient_visit, args=(s, 101 * i, start))
-        for i, s in enumerate(students)
-    ]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=600)
-    return students
+    return classroom(base, sessions, impatient_visit, lambda i: 101 * i)
 
 
 def percentile(values: list[float], share: float) -> float:

@@ -193,7 +193,7 @@ def test_all_caches_together_are_bounded():
         importlib.import_module(f"ui.{body.parent.name}.body")
     assert compute_lab.cache in cache.CACHES
     assert {"train_run", "compute_variants", "compute"} <= {c.name for c in cache.CACHES}
-    assert "shared_figure" in {c.name for c in cache.CACHES}
+    assert "figures" in {c.name for c in cache.CACHES}
     # caches that other tests declare inside their functions are not the app's
     declared = [c for c in cache.CACHES if "<locals>" not in c.name]
     assert sum(c.max_bytes for c in declared) <= ALL_CACHES_MB * MB
@@ -305,19 +305,22 @@ def test_a_session_pins_no_result_the_shared_cache_let_go(page, query):
     assert not at.exception
 
 
-def test_a_shared_figure_counts_the_memory_it_keeps():
-    """The shared figures' cache counts a figure as Python keeps it (thousands of small dicts,
-    lists and strings), not only its text: never less than tracemalloc sees it hold (counting
-    only its text and arrays gives less), at most three times as much."""
+@pytest.mark.parametrize("text", ["我喜欢人工智能", "注意力机制让每个字看见整个句子" * 2])
+def test_a_shared_figure_counts_the_memory_it_keeps(text):
+    """The figure cache counts a ``go.Figure`` as Python keeps it (its properties and a Plotly
+    object for each of their dicts), not only its text: never less than tracemalloc sees it
+    hold, at most three times as much."""
+    import plotly.graph_objects as go
 
-    from ui.kit import figures
     from ui.kit.cache import ENTRY_BYTES
+    from ui.kit.display import FIGURES, shown
+    from ui.kit.heatmap import Matrix, heatmap
 
-    result = run_lab("我喜欢人工智能")  # small: its containers weigh as much as its text
-    args = (figures.matrix_heatmap, result.steps.weights, result.tokens, result.tokens)
+    result = run_lab(text, mask="causal")
+    matrix = Matrix(result.steps.weights, result.tokens, result.tokens, "weights", clickable=True)
 
     def build():
-        return figures.sendable(args[0](*args[1:], lang="zh", kind="weights"))
+        return go.Figure(heatmap(matrix, lang="zh"))
 
     build()  # warm: label widths and the like are cached once
     tracemalloc.start()
@@ -327,6 +330,6 @@ def test_a_shared_figure_counts_the_memory_it_keeps():
     tracemalloc.stop()
     assert held > 0 and kept
     cache.clear_all()
-    figures.shared_figure(*args, lang="zh", kind="weights")
-    counted = figures.FIGURES.total - ENTRY_BYTES
+    shown(heatmap, matrix, lang="zh")
+    counted = FIGURES.total - ENTRY_BYTES
     assert held <= counted <= 3 * held

@@ -1,22 +1,41 @@
-"""Figure builders: arrays and labels in, figures out, user text escaped, no NaN shown."""
+"""Figure builders: arrays and labels in, figures out, user text escaped, no NaN shown; every
+matrix drawn by the one heatmap, every chart sent as an ordinary Plotly figure built once."""
 
 import html
 import json
 import math
 
 import numpy as np
+import plotly.graph_objects as go
 import pytest
 from conftest import decode
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from numpy.testing import assert_allclose, assert_array_equal
 
 from ui.kit import figures
+from ui.kit.heatmap import (
+    CELL_FONT,
+    Matrix,
+    column_ticks,
+    heatmap,
+    is_cjk,
+    numbers_fit,
+    shorten,
+)
 from ui.lab import figures as lab_figures
 from viz_core import run_lab
 
 
 def heatmap_trace(fig):
-    (trace,) = [tr for tr in fig.data if tr.type == "heatmap"]
+    (trace,) = [tr for tr in fig["data"] if tr["type"] == "heatmap"]
     return trace
+
+
+def draw(z, rows, cols=None, **options):
+    """One matrix as the app draws it, in English."""
+    spec = {k: options.pop(k) for k in list(options) if k not in ("large", "share", "per_row")}
+    return heatmap(Matrix(z, tuple(rows), tuple(cols or rows), **spec), lang="en", **options)
 
 
 @pytest.mark.parametrize(
@@ -41,41 +60,47 @@ def test_cells_are_short():
     assert figures.format_cell(20.7, "scores") == "21"
     assert figures.format_cell(float("-inf"), "scores") == "−∞"
     assert figures.format_cell(-0.04, "scores") == "0.0"  # no "−0.0"
+    assert figures.format_cell(-0.0001, "fine") == "0.000"
 
 
 def test_heatmap_uses_positions_and_escaped_token_ticks():
     """x and y are 0 … n−1, tick text the escaped tokens; row 0 on top."""
     tokens = ("<", "我", "&", "我")
-    fig = figures.matrix_heatmap(np.eye(4), tokens, tokens, lang="en", kind="weights")
+    fig = draw(np.eye(4), tokens, scale="weights")
     trace = heatmap_trace(fig)
-    assert_array_equal(decode(trace.x) if isinstance(trace.x, dict) else trace.x, np.arange(4))
-    assert list(fig.layout.yaxis.ticktext) == ["&lt;", "我", "&amp;", "我"]
-    assert fig.layout.yaxis.range[0] > fig.layout.yaxis.range[1]
+    assert_array_equal(trace["x"], np.arange(4))
+    assert fig["layout"]["yaxis"]["ticktext"] == ["&lt;", "我", "&amp;", "我"]
+    assert fig["layout"]["yaxis"]["range"][0] > fig["layout"]["yaxis"]["range"][1]
 
 
 def test_weights_heatmap_z_is_the_matrix_itself():
-    """kind="weights": z is the array passed in, unchanged (the page's contract)."""
+    """scale="weights": z is the array passed in, unchanged (the page's contract)."""
     weights = run_lab("我喜欢人工智能", mask="causal").steps.weights
-    tokens = tuple("abcdefghi")
-    fig = figures.matrix_heatmap(weights, tokens, tokens, lang="zh", kind="weights")
-    assert_array_equal(heatmap_trace(fig).z, weights)
+    fig = draw(weights, tuple("abcdefghi"), scale="weights")
+    assert heatmap_trace(fig)["z"] is weights
 
 
 def test_masked_cells_are_greyed_gaps_and_hover_says_masked():
     """−∞ cells become NaN gaps under one grey rectangle per run; hover says masked."""
     steps = run_lab("我喜欢", mask="causal").steps
     tokens = ("[CLS]", "我", "喜", "欢", "[SEP]")
-    fig = figures.matrix_heatmap(
-        steps.masked, tokens, tokens, lang="en", kind="scores", allowed=steps.allowed
-    )
-    z = np.asarray(heatmap_trace(fig).z, dtype=float)
+    fig = draw(steps.masked, tokens, masked=~steps.allowed)
+    z = np.asarray(heatmap_trace(fig)["z"], dtype=float)
     assert np.isnan(z[~steps.allowed]).all() and np.isfinite(z[steps.allowed]).all()
-    grey = [(shape.y0 + 0.5, shape.x0 + 0.5, shape.x1 + 0.5) for shape in fig.layout.shapes]
+    grey = [(s["y0"] + 0.5, s["x0"] + 0.5, s["x1"] + 0.5) for s in fig["layout"]["shapes"]]
     assert grey == [(0, 1, 5), (1, 2, 5), (2, 3, 5), (3, 4, 5)]  # row, first, stop
-    hover = heatmap_trace(fig).customdata  # [row][column] = (query, key, value)
+    hover = heatmap_trace(fig)["customdata"]  # [row][column] = (query, key, value)
     assert hover[0][1][2] == "masked (−∞)"
     assert hover[1][0][2] == figures.format_value(steps.masked[1, 0])
-    assert len(fig.data) == 1  # no click layer unless asked for
+    assert len(fig["data"]) == 1  # no click layer unless asked for
+
+
+def test_notes_replace_a_cells_value_in_the_hover():
+    """A cell with a note hovers its note; the others their value."""
+    notes = np.array([["", "not yet"], ["", ""]])
+    fig = draw(np.array([[1.0, np.nan], [2.0, 3.0]]), "ab", notes=notes)
+    hover = heatmap_trace(fig)["customdata"]
+    assert (hover[0][1][2], hover[0][0][2]) == ("not yet", "1")
 
 
 def test_masked_runs():
@@ -85,47 +110,136 @@ def test_masked_runs():
 
 
 def test_click_layer_covers_every_cell():
-    """The transparent click squares sit on every cell centre."""
-    tokens = tuple("abc")
-    fig = figures.matrix_heatmap(
-        np.zeros((3, 3)), tokens, tokens, lang="en", kind="scores", clickable=True
-    )
-    picker = fig.data[1]
-    assert sorted(zip(picker.x, picker.y, strict=True)) == [
+    """The transparent click squares sit on every cell centre and carry the hover."""
+    fig = draw(np.zeros((3, 3)), "abc", clickable=True)
+    picker = fig["data"][1]
+    assert sorted(zip(picker["x"], picker["y"], strict=True)) == [
         (x, y) for x in range(3) for y in range(3)
     ]
-    assert picker.marker.opacity == 0.01
+    assert picker["marker"]["opacity"] == 0.01 and len(picker["customdata"]) == 9
+    assert fig["data"][0]["hoverinfo"] == "skip"
 
 
 @pytest.mark.parametrize("large", [False, True])
 def test_cell_numbers_are_at_least_12_px_and_only_where_they_fit(large):
     """The lab's 9 × 9 prints its numbers at ≥ 12 px in square cells wider than the widest
-    number; 32 × 32 in the same room hides them (hover keeps them); column labels wider than a
-    cell are turned upright, so they never overlap."""
-    weights = np.full((9, 9), 0.11)
+    number; 32 × 32 in the same room leaves them to the hover."""
     tokens = tuple("我喜欢人工智能能能")
-    options = {"lang": "en", "kind": "weights", "large": large, "share": 0.58}
-    nine = figures.matrix_heatmap(weights, tokens, tokens, **options)
+    nine = draw(np.full((9, 9), 0.11), tokens, scale="weights", large=large, share=0.58)
     trace = heatmap_trace(nine)
-    assert trace.text is not None and trace.textfont.size >= 12
-    cell = (nine.layout.height - 20) / 9  # an upper bound on the cell height
-    assert figures.text_width("0.11", trace.textfont.size) < cell
-    assert nine.layout.xaxis.tickangle == 0  # one character per label: they fit side by side
+    assert trace["textfont"]["size"] == CELL_FONT[large] >= 12
+    layout = nine["layout"]
+    cell = (layout["height"] - layout["margin"]["t"] - layout["margin"]["b"]) / 9
+    assert figures.text_width("0.11", trace["textfont"]["size"]) + 4 <= cell
     tokens = ("[CLS]", *("字" * 30), "[SEP]")
-    many = figures.matrix_heatmap(
-        np.zeros((32, 32)), tokens, tokens, lang="en", kind="scores", large=large, share=0.58
-    )
-    assert heatmap_trace(many).text is None and heatmap_trace(many).customdata is not None
-    assert many.layout.xaxis.tickangle == -90
+    many = draw(np.zeros((32, 32)), tokens, large=large, share=0.58)
+    assert "text" not in heatmap_trace(many) and heatmap_trace(many)["customdata"]
+
+
+def test_one_rule_decides_cell_numbers():
+    """Numbers print at the cell font when the widest, with a gap, fits the cell; else none."""
+    assert numbers_fit([["0.11", "0.5"]], 13, 30)
+    assert not numbers_fit([["0.11"]], 13, 28)  # 0.11 is about 25 px: no gap left
+    assert not numbers_fit([["1"]], 11, 40)  # below 12 px nothing is printed
+
+
+def test_single_cjk_column_labels_stay_upright_and_long_ones_are_shortened():
+    """Beside CJK columns too narrow for "[CLS]", the axis stays upright: CJK characters whole,
+    the special tokens without their brackets (or cut, marked …), none wider than its room."""
+    tokens = ("[CLS]", *"注意力机制让每个字看见整个句子", "[SEP]")
+    fig = draw(np.zeros((17, 17)), tokens, share=0.58)
+    axis = fig["layout"]["xaxis"]
+    assert axis["tickangle"] == 0
+    shown = dict(zip(axis["tickvals"], axis["ticktext"], strict=True))
+    assert "CLS".startswith(shown[0].rstrip("…"))  # "CLS", "C…" or "C": the hover has it whole
+    assert all(shown[i] == tokens[i] for i in shown if 0 < i < 16)
+    ticks = column_ticks(tokens, 13, 26)  # "[CLS]" is about 31 px, "CLS" 23
+    assert ticks.axis["ticktext"][0] == "CLS" and ticks.axis["tickangle"] == 0
+
+
+def test_latin_column_labels_too_wide_turn_on_their_side():
+    """No CJK label on the axis and one too wide for its cell: the labels turn, whole."""
+    words = ("[CLS]", "attention", "is", "all", "you", "need", "[SEP]")
+    ticks = column_ticks(words, 13, 20)
+    assert ticks.axis["tickangle"] == -90 and ticks.axis["ticktext"] == list(words)
+    assert ticks.extent >= figures.text_width("attention", 13)
+    assert column_ticks(words, 13, 80).axis["tickangle"] == 0  # room enough: upright
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.text(min_size=1, max_size=8), min_size=1, max_size=40),
+    st.integers(4, 48),
+    st.sampled_from([13, 14]),
+)
+def test_no_two_upright_column_labels_touch(labels, size, font):
+    """Any labels, any cell: CJK on the axis keeps it upright, and neighbouring upright labels
+    (centred on their columns) leave a gap between them."""
+    ticks = column_ticks(labels, font, size)
+    if any(is_cjk(label) for label in labels):
+        assert ticks.axis["tickangle"] == 0
+    if ticks.axis["tickangle"] == 0:
+        widths = [figures.text_width(html.unescape(text), font) for text in ticks.axis["ticktext"]]
+        places = ticks.axis["tickvals"]
+        for i in range(1, len(places)):
+            apart = (places[i] - places[i - 1]) * size
+            assert (widths[i - 1] + widths[i]) / 2 + 2 <= apart
+
+
+def test_shorten_keeps_what_fits():
+    """Whole when it fits, then without brackets, then cut with …"""
+    assert shorten("[PAD]", 13, 40) == "[PAD]"
+    assert shorten("[PAD]", 13, 24) == "PAD"
+    assert shorten("family", 13, 30).endswith("…")
 
 
 def test_selected_row_is_outlined():
     """The selected row gets one outline rectangle spanning the row."""
-    fig = figures.matrix_heatmap(
-        np.zeros((4, 4)), tuple("abcd"), tuple("abcd"), lang="en", kind="weights", selected_row=2
-    )
-    (shape,) = fig.layout.shapes
-    assert (shape.y0, shape.y1) == (1.5, 2.5)
+    fig = draw(np.zeros((4, 4)), "abcd", scale="weights", selected_row=2)
+    (shape,) = fig["layout"]["shapes"]
+    assert (shape["y0"], shape["y1"], shape["x0"], shape["x1"]) == (1.5, 2.5, -0.5, 3.5)
+
+
+def test_small_multiples_share_one_cell_size_row_labels_and_titles():
+    """Panels side by side: square cells of one size (domains in proportion to their columns),
+    row labels on the first only, titles under them."""
+    weights = [
+        Matrix(np.eye(3), tuple("abc"), tuple("abc"), "weights", title=f"h{i}") for i in (0, 1)
+    ]
+    wide = Matrix(np.ones((3, 6)), tuple("abc"), tuple("uvwxyz"), name="scores")
+    layout = heatmap([weights[0], wide], lang="en")["layout"]
+    x, x2 = layout["xaxis"]["domain"], layout["xaxis2"]["domain"]
+    assert math.isclose(2 * (x[1] - x[0]), x2[1] - x2[0]) and x[1] < x2[0]
+    assert layout["yaxis"]["showticklabels"] and not layout["yaxis2"]["showticklabels"]
+    assert [a["text"] for a in heatmap(weights, lang="en")["layout"]["annotations"]] == ["h0", "h1"]
+
+
+def test_a_colour_bar_stands_in_for_the_numbers_when_the_panels_share_a_scale():
+    """Cells that print their numbers need no colour bar; cells too small for them get one bar
+    for the whole figure, on its last panel, when every panel has the same scale, none when
+    their scales differ (each reads its own in the hover)."""
+    small = [Matrix(np.eye(3), tuple("abc"), tuple("abc"), "weights") for _ in (0, 1)]
+    assert not any(trace["showscale"] for trace in heatmap(small, lang="en")["data"])
+    labels = tuple(f"t{i}" for i in range(30))
+    big = [Matrix(np.eye(30), labels, labels, "weights") for _ in (0, 1)]
+    fig = heatmap(big, lang="en")
+    assert "text" not in fig["data"][0]
+    assert [trace["showscale"] for trace in fig["data"]] == [False, True]
+    mixed = heatmap([big[0], Matrix(np.eye(30), labels, labels)], lang="en")
+    assert not any(trace["showscale"] for trace in mixed["data"])
+    (one,) = heatmap(big[0], lang="en")["data"]
+    assert one["showscale"] and one["colorbar"]["x"] == 1.0
+
+
+def test_a_grid_of_panels_labels_the_first_column_and_the_first_row():
+    """Four per row: row labels on each row's first panel, column labels over the first row."""
+    panels = [Matrix(np.eye(2), ("a", "b"), ("c", "d"), "weights") for _ in range(6)]
+    layout = heatmap(panels, lang="en", per_row=4)["layout"]
+    rows = [layout[f"yaxis{s}"]["showticklabels"] for s in ("", "2", "3", "4", "5", "6")]
+    cols = [layout[f"xaxis{s}"]["showticklabels"] for s in ("", "2", "3", "4", "5", "6")]
+    assert rows == [True, False, False, False, True, False]
+    assert cols == [True, True, True, True, False, False]
+    assert layout["yaxis5"]["domain"][1] < layout["yaxis"]["domain"][0]
 
 
 def test_row_bars_first_trace_is_the_chosen_setting():
@@ -134,58 +248,60 @@ def test_row_bars_first_trace_is_the_chosen_setting():
     fig = lab_figures.row_bars(
         result.steps.weights[1], result.contrast.weights[1], result.tokens, scaled=False, lang="zh"
     )
-    assert_array_equal(fig.data[0].y, result.steps.weights[1])
-    assert fig.data[0].name == "不缩放" and fig.data[1].name == "缩放 ÷√d"
+    assert_array_equal(fig["data"][0]["y"], result.steps.weights[1])
+    assert fig["data"][0]["name"] == "不缩放" and fig["data"][1]["name"] == "缩放 ÷√d"
 
 
 @pytest.mark.parametrize("large", [False, True])
 def test_row_bars_put_the_chosen_weights_under_their_keys_only_where_they_fit(large):
     """The chosen run's weights, to two decimals, under each key while numbers and keys leave a
     gap between neighbours (the projector's wider panel); else the keys alone; never above the
-    bars (Plotly measured each of those on every redraw)."""
+    bars (Plotly measures each of those on every redraw)."""
     result = run_lab("我喜欢人工智能")
     row = result.steps.weights[2]
     fig = lab_figures.row_bars(
         row, result.contrast.weights[2], result.tokens, scaled=True, lang="en", large=large
     )
-    ticks = list(fig.layout.xaxis.ticktext)
+    ticks = fig["layout"]["xaxis"]["ticktext"]
     if large:  # 422 px for 9 keys: 37 px each, "0.30" is about 24
         assert ticks == [f"{token}<br>{w:.2f}" for token, w in zip(result.tokens, row, strict=True)]
     else:  # 312 px: 25 px each, too close for numbers
         assert ticks == [html.escape(token) for token in result.tokens]
-    assert all(trace.text is None for trace in fig.data)
+    assert all("text" not in trace for trace in fig["data"])
     many = run_lab("注意力机制让每个字看见整个句子")
     fig = lab_figures.row_bars(
         many.steps.weights[0], many.contrast.weights[0], many.tokens, scaled=True, lang="en"
     )
-    assert "<br>" not in "".join(fig.layout.xaxis.ticktext)
+    assert "<br>" not in "".join(fig["layout"]["xaxis"]["ticktext"])
 
 
 def test_output_heatmap_is_the_contributions_and_their_sum():
-    """output_heatmap: the first heatmap trace is exactly contributions(row)'s first 8 columns;
-    the second, outlined, is their sum, the output row."""
+    """output_heatmap: rows 0 … m − 1 of its one heatmap are exactly contributions(row)'s first
+    8 columns; the last row, outlined, is their sum, the output row."""
     result = run_lab("我喜欢人工智能")
     steps = result.steps
     fig = lab_figures.output_heatmap(
         steps.contributions(2), steps.output[2], result.tokens, lang="en", dims=8
     )
-    parts = [np.asarray(trace.z) for trace in fig.data if trace.type == "heatmap"]
-    assert_array_equal(parts[0], steps.contributions(2)[:, :8])
-    assert_allclose(parts[0].sum(axis=0), parts[1][0], atol=1e-12)
-    assert list(fig.layout.yaxis.ticktext)[-1] == "= output"
+    z = heatmap_trace(fig)["z"]
+    assert_array_equal(z[:-1], steps.contributions(2)[:, :8])
+    assert_allclose(z[:-1].sum(axis=0), z[-1], atol=1e-12)
+    assert fig["layout"]["yaxis"]["ticktext"][-1] == "= output"
+    (outline,) = fig["layout"]["shapes"]
+    assert outline["y0"] == len(result.tokens) - 0.5
 
 
 def test_small_multiples_have_one_panel_per_row():
     """row_multiples: n bar traces, each a row of the weights."""
     weights = run_lab("我爱我家").steps.weights
     fig = lab_figures.row_multiples(weights, ("[CLS]", "我", "爱", "我", "家", "[SEP]"), lang="en")
-    assert len(fig.data) == 6
-    for i, trace in enumerate(fig.data):
-        assert_array_equal(trace.y, weights[i])
-    assert math.isclose(sum(fig.data[0].y), 1.0)
+    assert len(fig["data"]) == 6
+    for i, trace in enumerate(fig["data"]):
+        assert_array_equal(trace["y"], weights[i])
+    assert math.isclose(sum(fig["data"][0]["y"]), 1.0)
 
 
-SENT_PAGES = [
+PAGES = [
     ("lab", {"stage": "all", "heads": "4", "d": "64", "mask": "causal"}),
     ("lab", {"stage": "output", "source": "embedding"}),
     ("lab", {"text": "".join(chr(0x4E00 + 7 * i) for i in range(40)), "mask": "padding"}),
@@ -194,53 +310,44 @@ SENT_PAGES = [
     ("steps", {"step": "4"}),
     ("train", {"steps": "50"}),
     ("kernel", {"section": "flash"}),
+    ("kernel", {"section": "cache"}),
     ("variants", {"variant": "gqa"}),
+    ("variants", {"variant": "rope"}),
 ]
 
 
-@pytest.mark.parametrize(("page", "query"), SENT_PAGES)
-def test_every_chart_is_sent_exactly_as_plotly_would_send_it(page, query, monkeypatch):
-    """The app's figures convert themselves for sending without building Plotly's objects or
-    copying them; the JSON must say exactly what Plotly's own to_dict says (keys may come in
-    another order), for every chart drawn."""
-    import plotly.graph_objects as go
+@pytest.mark.parametrize(("page", "query"), PAGES)
+def test_every_chart_is_an_ordinary_plotly_figure(page, query, monkeypatch):
+    """Every chart reaches Streamlit as a plain ``go.Figure`` (Streamlit validates a dict on
+    every run, a figure never): update_layout on a copy works, and what was sent is the
+    figure's own JSON."""
     import plotly.io as pio
     import streamlit as st
     from conftest import open_app
 
-    from ui.kit import cache, figures
-
-    sent, built = [], []
-    real, real_sendable = st.plotly_chart, figures.sendable
+    sent = []
+    real = st.plotly_chart
 
     def record(fig, *args, **kwargs):
         sent.append(fig)
         return real(fig, *args, **kwargs)
 
-    def record_shared(fig):  # a shared figure is converted once, when built
-        built.append((fig, real_sendable(fig)))
-        return built[-1][1]
-
     monkeypatch.setattr(st, "plotly_chart", record)
-    monkeypatch.setattr(figures, "sendable", record_shared)
-    cache.clear_all()
-    open_app(page, lang="en", **query)
-    assert sent
-    shared = [fig for fig in sent if isinstance(fig, figures.Sent)]
-    built_dicts = [id(converted) for _, converted in built]
-    assert all(id(fig.to_dict()) in built_dicts for fig in shared)  # sent as built, unchanged
-    unshared = [fig for fig in sent if not isinstance(fig, figures.Sent)]
-    for fig in unshared + [fig for fig, _ in built]:
-        ours = json.loads(pio.to_json(fig.to_dict(), validate=False))
-        plotly = json.loads(pio.to_json(go.Figure.to_dict(fig), validate=False))
-        assert ours == plotly
+    at = open_app(page, lang="en", **query)
+    assert sent and all(type(fig) is go.Figure for fig in sent)
+    charts = at.get("plotly_chart")  # the page's; a link to another page first ran the lab
+    for fig, shown in zip(sent[-len(charts) :], charts, strict=True):
+        copy = go.Figure(fig).update_layout(title_text="changed", height=123)
+        assert copy.layout.height == 123
+        assert json.loads(shown.proto.spec) == json.loads(pio.to_json(fig, validate=False))
 
 
-def test_a_shared_figure_is_built_once_per_arguments_and_sent_as_built():
-    """shared_figure keys a figure by its builder and arguments, arrays by their content: equal
-    arguments get the one converted figure, other numbers a new one; it is never turned back
-    into Plotly's objects, which every session shares."""
-    from ui.kit import cache, figures
+def test_a_figure_is_built_once_per_arguments_and_shared():
+    """``shown`` keys a figure by its builder and arguments (arrays by their content,
+    dataclasses by their fields): equal arguments get the one figure, other numbers, labels,
+    keywords or builders a new one, each kept in the byte-bounded figure cache."""
+    from ui.kit import cache
+    from ui.kit.display import FIGURES, shown
 
     cache.clear_all()
     calls = []
@@ -250,23 +357,22 @@ def test_a_shared_figure_is_built_once_per_arguments_and_sent_as_built():
         return figures.figure([{"type": "heatmap", "z": z}], {"title": {"text": label}})
 
     def build_too(z, label, *, kind):
-        calls.append(kind)
         return build(z, label, kind=kind)
 
-    first = figures.shared_figure(build, np.eye(3), "x", kind="w")
-    again = figures.shared_figure(build, np.eye(3).copy(), "x", kind="w")  # another array
-    assert len(calls) == 1 and first.to_dict() is again.to_dict()
+    first = shown(build, np.eye(3), "x", kind="w")
+    again = shown(build, np.eye(3).copy(), "x", kind="w")  # another array, the same numbers
+    assert len(calls) == 1 and first is again and isinstance(first, go.Figure)
     others = [
-        figures.shared_figure(build, np.eye(3) * 2, "x", kind="w"),  # other numbers
-        figures.shared_figure(build, np.zeros((2, 3)), "x", kind="w"),  # same bytes as (3, 2)
-        figures.shared_figure(build, np.zeros((3, 2)), "x", kind="w"),
-        figures.shared_figure(build, np.eye(3), "y", kind="w"),  # another label
-        figures.shared_figure(build, np.eye(3), "x", kind="s"),  # another keyword
-        figures.shared_figure(build_too, np.eye(3), "x", kind="w"),  # another builder
+        shown(build, np.eye(3) * 2, "x", kind="w"),  # other numbers
+        shown(build, np.zeros((2, 3)), "x", kind="w"),  # same bytes as (3, 2)
+        shown(build, np.zeros((3, 2)), "x", kind="w"),
+        shown(build, np.eye(3), "y", kind="w"),  # another label
+        shown(build, np.eye(3), "x", kind="s"),  # another keyword
+        shown(build_too, np.eye(3), "x", kind="w"),  # another builder
+        shown(heatmap, Matrix(np.eye(2), ("a", "b"), ("a", "b")), lang="en"),  # a dataclass
     ]
-    assert len(calls) == 1 + 6 + 1  # build_too also calls build
-    assert len({id(fig.to_dict()) for fig in [first, *others]}) == 7
-    assert first.to_dict() == build(np.eye(3), "x", kind="w").to_dict()
-    assert figures.FIGURES in cache.CACHES and figures.FIGURES.total > 0
-    with pytest.raises(AttributeError):
-        first.layout  # noqa: B018
+    assert len(calls) == 1 + 6
+    assert len({id(fig) for fig in [first, *others]}) == 8
+    assert shown(heatmap, Matrix(np.eye(2), ("a", "b"), ("a", "b")), lang="en") is others[-1]
+    assert decode(first.to_dict()["data"][0]["z"]).tolist() == np.eye(3).tolist()
+    assert FIGURES in cache.CACHES and FIGURES.total > 0

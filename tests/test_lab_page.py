@@ -120,7 +120,7 @@ def test_padding_mask_pads_and_greys_out_the_pad_columns():
     """mask=padding: [PAD]s appear, their columns get weight 0 and are greyed out in each row."""
     at = open_page(mask="padding")
     labels = ticks(at, "weights_heatmap", "xaxis")
-    assert labels[-3:] == ["[PAD]"] * 3
+    assert labels[-3:] == ["PAD"] * 3  # upright beside 汉字, "[PAD]" is wider than its cell
     assert (heatmap_z(at)[:, -3:] == 0).all()
     shapes = figure(open_page(mask="padding", stage="masked"), "masked_heatmap")["layout"]["shapes"]
     grey = [(s["x0"], s["x1"]) for s in shapes if s.get("fillcolor")]
@@ -584,16 +584,18 @@ def test_each_stage_is_one_large_heatmap_of_its_matrix(stage):
 
 
 def test_the_output_stage_shows_what_each_key_adds_to_the_selected_row():
-    """?stage=output&row=3: output_heatmap's first heatmap trace is A[3, j] · v_j over the first
-    8 dimensions, computed here; the second is their sum, the output row."""
+    """?stage=output&row=3: output_heatmap's rows are A[3, j] · v_j over the first 8 dimensions,
+    computed here, and under them their sum, the output row, outlined."""
     at = open_page(stage="output", row="3")
     tokens = ["[CLS]", *"我喜欢人工智能", "[SEP]"]
     q, k, v = make_qkv(tokens, d=64, seed=0)
     scores = q[3] @ k.T / 8
     weights = np.exp(scores - scores.max()) / np.exp(scores - scores.max()).sum()
-    parts = heatmaps_of(at, "output_heatmap")
-    assert_allclose(parts[0], weights[:, None] * v[:, :8], rtol=1e-12, atol=1e-15)
-    assert_allclose(parts[1][0], weights @ v[:, :8], rtol=1e-12, atol=1e-15)
+    (rows,) = heatmaps_of(at, "output_heatmap")
+    assert_allclose(rows[:-1], weights[:, None] * v[:, :8], rtol=1e-12, atol=1e-15)
+    assert_allclose(rows[-1], weights @ v[:, :8], rtol=1e-12, atol=1e-15)
+    (outline,) = figure(at, "output_heatmap")["layout"]["shapes"]
+    assert (outline["y0"], outline["y1"]) == (len(tokens) - 0.5, len(tokens) + 0.5)
 
 
 def test_all_stages_are_small_multiples_in_one_figure():

@@ -167,17 +167,20 @@ def steps_to_90(task, d, optimizer="sgd", steps=300):
 
 def test_the_verdict_follows_the_numbers():
     """Two settings whose numbers point opposite ways get opposite sentences: at d_k = 16 the
-    unscaled head is no slower (the page says it learns as well), at d_k = 1024 on reverse it
-    never reaches 90 % (the page says so, and does not say it learns as well)."""
+    unscaled head is no slower (the page says it learns as well); in a large-d_k setting where
+    it never reaches 90 % the page says so, and does not say it learns as well. Which large-d_k
+    setting never gets there differs between CPUs (the unscaled runs are chaotic), so the first
+    of a few that does is taken from the core's own numbers."""
     scaled, unscaled = steps_to_90("previous", 16)
     assert unscaled != NEVER and unscaled <= 1.5 * scaled  # the data of the first setting
     easy = verdict(open_app("train", lang="en", task="previous", d="16"))
     assert "learns as well" in easy
     assert f"step {unscaled}" in easy and f"step {scaled}" in easy
 
-    scaled, unscaled = steps_to_90("reverse", 1024)
-    assert scaled != NEVER and unscaled == NEVER  # the data of the second setting
-    hard = verdict(open_app("train", lang="en", task="reverse", d="1024"))
+    candidates = [("reverse", 1024), ("previous", 512), ("max", 1024), ("reverse", 512)]
+    runs = ((task, d, *steps_to_90(task, d)) for task, d in candidates)
+    task, d, scaled, unscaled = next(r for r in runs if r[2] != NEVER and r[3] == NEVER)
+    hard = verdict(open_app("train", lang="en", task=task, d=str(d)))
     assert "never reaches 90 %" in hard and f"step {scaled}" in hard
     assert "learns as well" not in hard
 

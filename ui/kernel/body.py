@@ -92,8 +92,10 @@ def softmax_section(lang: str) -> None:
         safe_text(softmax_why(run, lang))
     with right:
         large = state.present()
-        fig = figures.online_softmax_steps(run, reference, XI_TOKENS, lang=lang, large=large)
-        chart(fig, "online_softmax_steps")
+        chart(
+            "online_softmax_steps", figures.online_softmax_steps, run, reference, XI_TOKENS,
+            lang=lang, large=large,
+        )  # fmt: skip
         error = float(np.abs(run.weights - reference).max())
         total = _number(run.l * np.exp(run.m))
         safe_text(t("kn_softmax_check", lang, error=_number(error, 2), total=total))
@@ -192,10 +194,10 @@ def flash_section(result: LabResult, lang: str) -> None:
         )
         safe_text(tile_why(view, index, result.tokens, lang))
     with right:
-        fig = figures.flash_tiles(
-            view.tiles, view.masked, index, result.tokens, lang=lang, large=state.present()
-        )
-        chart(fig, "flash_tiles")
+        chart(
+            "flash_tiles", figures.flash_tiles, view.tiles, view.masked, index, result.tokens,
+            lang=lang, large=state.present(),
+        )  # fmt: skip
     st.dataframe(tile_table(view, index, result.tokens, lang), hide_index=True, width="stretch")
     memory_text(view, lang)
     comparison(view, result.tokens, lang)
@@ -299,10 +301,10 @@ def cache_section(result: LabResult, lang: str) -> None:
         fields = {"n": n, "with": n, "without": n * (n + 1) // 2}
         safe_text(t("kn_cache_why", lang, **fields))
     with right:
-        fig = figures.kv_cache(
-            view.run.weights, result.tokens, KV_CACHE_MODELS, lang=lang, large=state.present()
-        )
-        chart(fig, "kv_cache")
+        chart(
+            "kv_cache", figures.kv_cache, view.run.weights, result.tokens, KV_CACHE_MODELS,
+            lang=lang, large=state.present(),
+        )  # fmt: skip
     cache_check(view, n, d_k, result.mask, lang)
     bytes_table(n, lang)
 

@@ -1,27 +1,15 @@
-"""The kernel page's figures: arrays in, ``go.Figure`` out, never ``st.*``.
-
-Built from plain dicts (no Plotly validation, as the lab's are); matrices use integer positions
-with escaped tokens as tick text, so repeated characters keep their own rows.
+"""The kernel page's figures: arrays in, figure dicts out, never ``st.*``. The score grid and
+the decode weights are drawn by ``ui.kit.heatmap``, the page's own axes beside them.
 """
 
 from typing import Any
 
 import numpy as np
-import plotly.graph_objects as go
 
 from ui.kernel.compute import human_bytes
 from ui.kernel.settings import TILE
-from ui.kit.figures import (
-    BLUES,
-    DIVERGING,
-    SELECT_COLOUR,
-    escape,
-    figure,
-    format_cell,
-    format_value,
-    mask_shapes,
-    tick_labels,
-)
+from ui.kit.figures import escape, figure, format_value, tick_labels
+from ui.kit.heatmap import Matrix, beside_domain, cell_rects, frame, heatmap
 from ui.kit.text import t
 from viz_core import CacheShape, FlashRun, OnlineSoftmax
 
@@ -30,8 +18,8 @@ L_COLOUR = "#d97706"  # running sum: amber (apart from blue for colour-blind eye
 RESCALE_COLOUR = "#374151"
 REFERENCE_COLOUR = "#6b7280"  # the ordinary softmax: grey, visible on a light or dark theme
 DONE_COLOUR = "#bfdbfe"  # tiles already computed and dropped
-EMPTY_COLOUR = "#eef0f3"  # cells not computed yet
-CELL_TEXT_UP_TO = 10  # tokens: above this a cell (about 22 px beside the text) is too small
+ALIGNED_UP_TO = 10  # tokens: more, and a row is too low for its line of m and ℓ beside it
+SHARE = 0.62  # the figure's column beside the controls, of the main area
 Trace = dict[str, Any]
 
 
@@ -46,7 +34,7 @@ def online_softmax_steps(
     *,
     lang: str,
     large: bool = False,
-) -> go.Figure:
+) -> dict[str, Any]:
     """Left: the running max m, sum ℓ and rescale factor after each block (m labelled where it
     rises). Right: the final weights (bars) with the ordinary softmax as a dash on each bar."""
     blocks = run.trace
@@ -148,6 +136,8 @@ def _online_layout(
 
 # --- FlashAttention --------------------------------------------------------------------------
 
+FLASH_ROOM = 0.4  # of the plot's width, right of the grid: the running m and ℓ
+
 
 def flash_tiles(
     run: FlashRun,
@@ -157,9 +147,9 @@ def flash_tiles(
     *,
     lang: str,
     large: bool = False,
-) -> go.Figure:
+) -> dict[str, Any]:
     """The n × m grid of scores: tiles already done (pale, dropped), the current tile with its
-    scores (outlined), masked cells grey. Right: the running m and ℓ of the current query rows."""
+    scores (framed), masked cells grey. Right: the running m and ℓ of the current query rows."""
     tile = run.tiles[index]
     allowed = np.isfinite(masked)
     done = np.zeros(masked.shape, dtype=bool)
@@ -167,80 +157,34 @@ def flash_tiles(
         done[earlier.rows, earlier.cols] = not earlier.skipped
     current = np.zeros(masked.shape, dtype=bool)
     current[tile.rows, tile.cols] = True
-    traces = [
-        _flat_trace(np.zeros(masked.shape), EMPTY_COLOUR, t("kn_hover_empty", lang), "grid"),
-        _flat_trace(
-            np.where(done & allowed, 1.0, np.nan), DONE_COLOUR, t("kn_hover_done", lang), "done"
-        ),
-        _tile_trace(masked, current & allowed, tokens, lang, large),
-        *_running_bars(run, index, tokens, lang, large),
+    grid = _tile_grid(masked, current, done, tokens, lang)
+    fig = heatmap(grid, lang=lang, large=large, share=SHARE, beside=FLASH_ROOM)
+    fig["data"] += _running_bars(run, index, tokens, lang, large)
+    fig["layout"] |= _running_axes(fig, len(tokens))
+    fig["layout"]["shapes"] = [
+        *cell_rects(done & allowed, DONE_COLOUR, 1.0, layer="below"),
+        *fig["layout"]["shapes"],
+        frame(tile.rows, tile.cols, width=4),
     ]
-    layout = _grid_layout(tokens, large, lang)
-    layout["shapes"] = _grid_shapes(~allowed, tile.rows, tile.cols)
-    return figure(traces, layout)
+    return fig
 
 
-def _flat_trace(z: np.ndarray, colour: str, hover: str, name: str) -> Trace:
-    """Cells in one colour, no scale: the empty grid, or the tiles already done."""
-    n, m = z.shape
-    return {
-        "type": "heatmap",
-        "z": z,
-        "x": np.arange(m),
-        "y": np.arange(n),
-        "xgap": 1,
-        "ygap": 1,
-        "colorscale": [[0, colour], [1, colour]],
-        "showscale": False,
-        "hovertemplate": f"{escape(hover)}<extra></extra>",
-        "name": name,
-    }
-
-
-def _cell_hover(labels: list[str], n: int, m: int, row_axis: str, col_axis: str) -> Trace:
-    """Hover for an n × m heatmap over the same tokens: its row and column under the axes'
-    names, and the cell's value."""
-    return {
-        "customdata": [[[labels[i], labels[j]] for j in range(m)] for i in range(n)],
-        "hovertemplate": (
-            f"{escape(row_axis)}: %{{customdata[0]}}<br>"
-            f"{escape(col_axis)}: %{{customdata[1]}}<br>= %{{z:.3f}}<extra></extra>"
-        ),
-    }
-
-
-def _tile_trace(
-    masked: np.ndarray, shown: np.ndarray, tokens: tuple[str, ...], lang: str, large: bool
-) -> Trace:
-    """The current tile's scaled scores on a diverging scale; every other cell is a gap."""
-    n, m = masked.shape
+def _tile_grid(
+    masked: np.ndarray, current: np.ndarray, done: np.ndarray, tokens: tuple[str, ...], lang: str
+) -> Matrix:
+    """The scores of the current tile alone (the rest are gaps) on the scale of all of them;
+    hover says which cells are not computed yet and which were computed and dropped."""
     finite = np.abs(masked[np.isfinite(masked)])
-    limit = float(finite.max()) if finite.size else 1.0
-    z = np.where(shown, masked, np.nan)
-    labels = tick_labels(tokens)
-    trace: Trace = {
-        "type": "heatmap",
-        "z": z.astype(np.float32),
-        "x": np.arange(m),
-        "y": np.arange(n),
-        "xgap": 1,
-        "ygap": 1,
-        "colorscale": DIVERGING,
-        "zmin": -limit,
-        "zmax": limit,
-        "showscale": max(n, m) > CELL_TEXT_UP_TO,  # else every shown cell prints its number
-        "colorbar": {"thickness": 12, "len": 0.8, "x": 0.61},
-        **_cell_hover(labels, n, m, t("axis_query", lang), t("axis_key", lang)),
-        "name": "tile",
-    }
-    if max(n, m) <= CELL_TEXT_UP_TO:
-        trace["text"] = [
-            [format_cell(float(masked[i, j]), "scores") if shown[i, j] else "" for j in range(m)]
-            for i in range(n)
-        ]
-        trace["texttemplate"] = "%{text}"
-        trace["textfont"] = {"size": 14 if large else 12}
-    return trace
+    empty = np.where(current, "", t("kn_hover_empty", lang))
+    return Matrix(
+        np.where(current, masked, np.nan).astype(np.float32),  # display only
+        tokens,
+        tokens,
+        limit=float(finite.max()) if finite.size else 1.0,
+        masked=~np.isfinite(masked),
+        notes=np.where(done, t("kn_hover_done", lang), empty),
+        name="tile",
+    )
 
 
 def _running_bars(
@@ -251,7 +195,7 @@ def _running_bars(
     the trace's customdata (m, ℓ), None where nothing is allowed yet."""
     tile = run.tiles[index]
     rows = list(range(tile.rows.start, tile.rows.stop))
-    aligned = len(tokens) <= CELL_TEXT_UP_TO
+    aligned = len(tokens) <= ALIGNED_UP_TO
     pairs = [
         [float(m) if np.isfinite(m) else None, float(ell)]
         for m, ell in zip(tile.m, tile.l, strict=True)
@@ -280,33 +224,18 @@ def _running_bars(
     ]
 
 
-def _grid_layout(tokens: tuple[str, ...], large: bool, lang: str) -> dict[str, Any]:
-    """The grid on the left (keys on top, row 0 on top), m and ℓ on the right: beside their
-    rows while rows are tall enough for text, else one line per query of the tile."""
+def _running_axes(fig: dict[str, Any], n: int) -> dict[str, Any]:
+    """Hidden axes beside the grid for m and ℓ: on their rows of the grid while rows are tall
+    enough for text, else one line per query of the tile."""
     hidden = {"visible": False, "fixedrange": True}
-    aligned = len(tokens) <= CELL_TEXT_UP_TO
-    rows = {"matches": "y"} if aligned else {"range": [TILE + 1, -2]}
-    return {
-        "height": 330 if large else 420,
-        "margin": {"l": 10, "r": 10, "t": 10, "b": 10},
-        "plot_bgcolor": "rgba(0, 0, 0, 0)",
-        "dragmode": False,
-        **_square_axes(tokens, large, domain=[0, 0.6]),
-        "xaxis2": {**hidden, "domain": [0.7, 1], "anchor": "y2", "range": [0, 1]},
-        "yaxis2": {**hidden, "anchor": "x2", **rows},
-    }
-
-
-def _grid_shapes(masked: np.ndarray, rows: slice, cols: slice) -> list[dict[str, Any]]:
-    """Grey over masked cells, an orange frame round the current tile."""
-    shapes = mask_shapes(masked)
-    frame = {"x0": cols.start - 0.5, "x1": cols.stop - 0.5, "y0": rows.start - 0.5}
-    frame |= {"y1": rows.stop - 0.5}
-    shapes.append({"type": "rect", **frame, "line": {"color": SELECT_COLOUR, "width": 4}})
-    return shapes
+    rows = {"matches": "y"} if n <= ALIGNED_UP_TO else {"range": [TILE + 1, -2]}
+    x = {**hidden, "domain": beside_domain(fig, FLASH_ROOM, gap=12), "range": [0, 1]}
+    return {"xaxis2": x | {"anchor": "y2"}, "yaxis2": {**hidden, "anchor": "x2", **rows}}
 
 
 # --- KV cache --------------------------------------------------------------------------------
+
+CACHE_ROOM = 0.5  # of the plot's width, right of the weights: the real caches' growth
 
 
 def kv_cache(
@@ -316,20 +245,22 @@ def kv_cache(
     *,
     lang: str,
     large: bool = False,
-) -> go.Figure:
+) -> dict[str, Any]:
     """Left: step i's weights over the i + 1 cached keys (grey: not generated yet). Right: the
     cache of real models growing with the tokens it holds."""
-    n = len(tokens)
-    future = ~np.tri(n, dtype=bool)
-    traces = [_weights_trace(weights, future, tokens, lang, large)]
+    future = ~np.tri(len(tokens), dtype=bool)
+    decode = Matrix(
+        np.where(future, np.nan, weights), tokens, tokens, "weights", masked=future,
+        row_axis="kn_axis_step", name="weights",
+    )  # fmt: skip
+    fig = heatmap(decode, lang=lang, large=large, share=SHARE, beside=CACHE_ROOM)
     top_tokens = max(model.tokens for model in models)
     for model in models:
-        gib = model.total_bytes / 2**30
-        traces.append(
+        fig["data"].append(
             {
                 "type": "scatter",
                 "x": [0, model.tokens],
-                "y": [0.0, gib],
+                "y": [0.0, model.total_bytes / 2**30],
                 "mode": "lines+markers+text",
                 "name": model.name,
                 "text": ["", human_bytes(model.total_bytes)],
@@ -339,91 +270,40 @@ def kv_cache(
                 "yaxis": "y2",
             }
         )
-    layout = _cache_layout(tokens, models, large, lang)
-    layout["shapes"] = _grid_shapes(future, slice(0, 0), slice(0, 0))[:-1]
-    return figure(traces, layout)
+    fig["layout"] |= _cache_axes(fig, models, large, lang)
+    return fig
 
 
-def _weights_trace(
-    weights: np.ndarray, future: np.ndarray, tokens: tuple[str, ...], lang: str, large: bool
-) -> Trace:
-    n = len(tokens)
-    labels = tick_labels(tokens)
-    trace: Trace = {
-        "type": "heatmap",
-        "z": np.where(future, np.nan, weights),
-        "x": np.arange(n),
-        "y": np.arange(n),
-        "xgap": 1,
-        "ygap": 1,
-        "colorscale": BLUES,
-        "zmin": 0.0,
-        "zmax": 1.0,
-        "showscale": n > CELL_TEXT_UP_TO,  # else every cell prints its weight
-        "colorbar": {"thickness": 12, "len": 0.8, "x": 0.47},
-        **_cell_hover(labels, n, n, t("kn_axis_step", lang), t("axis_key", lang)),
-        "name": "weights",
-    }
-    if n <= CELL_TEXT_UP_TO:
-        trace["text"] = [
-            ["" if future[i, j] else f"{weights[i, j]:.2f}" for j in range(n)] for i in range(n)
-        ]
-        trace["texttemplate"] = "%{text}"
-        trace["textfont"] = {"size": 12}
-    return trace
-
-
-def _cache_layout(
-    tokens: tuple[str, ...], models: tuple[CacheShape, ...], large: bool, lang: str
+def _cache_axes(
+    fig: dict[str, Any], models: tuple[CacheShape, ...], large: bool, lang: str
 ) -> dict[str, Any]:
-    """The decode weights on the left, the real caches' growth on the right."""
+    """The real caches' growth beside the weights: GiB against the tokens held, the models'
+    names under the figure (the margin grows by their lines)."""
+    layout = fig["layout"]
+    plot_h = layout["height"] - layout["margin"]["t"] - layout["margin"]["b"]
+    below = LEGEND_LINES * 20 + 50  # the tokens' ticks and title, then the names
+    layout["margin"]["b"] += below
+    layout["height"] += below
     top = max(model.total_bytes for model in models) / 2**30
+    legend = {
+        "orientation": "h",
+        "x": 0,
+        "y": -(layout["margin"]["b"] - LEGEND_LINES * 20) / plot_h,
+    }
+    legend |= {"yanchor": "top", "font": {"size": 14 if large else 12}}
     return {
-        "height": 330 if large else 420,
-        "margin": {"l": 10, "r": 10, "t": 10, "b": 10},
-        "plot_bgcolor": "rgba(0, 0, 0, 0)",
-        "dragmode": False,
-        "legend": {
-            "x": 1.0,
-            "y": 1.0,
-            "xanchor": "right",
-            "yanchor": "top",
-            "bgcolor": "rgba(255, 255, 255, 0.6)",
-            "font": {"size": 14 if large else 12},
-        },
-        **_square_axes(tokens, large, domain=[0, 0.46]),
+        "legend": legend,
         "xaxis2": {
-            "domain": [0.74, 1],
+            "domain": beside_domain(fig, CACHE_ROOM, gap=60),  # the GiB labels and title
             "anchor": "y2",
             "title": {"text": t("kn_axis_tokens", lang)},
             "rangemode": "tozero",
-            "automargin": False,  # its title sits inside the figure: the grid keeps its height
         },
-        "yaxis2": {
-            "anchor": "x2",
-            "domain": [0.22, 1],
-            "title": {"text": "GiB"},
-            "range": [0, top * 1.8],
-        },
+        "yaxis2": {"anchor": "x2", "title": {"text": "GiB"}, "range": [0, top * 1.8]},
     }
 
 
-def _square_axes(tokens: tuple[str, ...], large: bool, domain: list[float]) -> dict[str, Any]:
-    """Token ticks on both axes (keys on top, row 0 on top), square cells."""
-    n = len(tokens)
-    small = n > CELL_TEXT_UP_TO
-    ticks = {
-        "tickvals": list(range(n)),
-        "ticktext": tick_labels(tokens),
-        "showgrid": False,
-        "zeroline": False,
-        "tickfont": {"size": 10 if small else (15 if large else 13)},
-        **({} if small else {"tickangle": 0}),  # many tokens: Plotly turns them to fit
-    }
-    return {
-        "xaxis": {**ticks, "side": "top", "range": [-0.5, n - 0.5], "domain": domain},
-        "yaxis": {**ticks, "range": [n - 0.5, -0.5], "scaleanchor": "x", "constrain": "domain"},
-    }
+LEGEND_LINES = 2  # the models' names, under the figure
 
 
 def _final_weights(run: OnlineSoftmax, reference: np.ndarray, font: Any) -> list[Trace]:

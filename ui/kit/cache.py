@@ -88,9 +88,10 @@ def kept_bytes(value: object) -> int:
 
 def deep_bytes(value: object) -> int:
     """Bytes of a tree of plain values (dicts, lists, text, numbers, arrays) as Python keeps it,
-    every container and item counted: a figure as sent is thousands of small objects."""
-    if isinstance(value, np.ndarray):
-        return int(value.nbytes) + sys.getsizeof(np.empty(0))
+    every container and item counted: a figure is thousands of small objects."""
+    if isinstance(value, np.ndarray):  # an array of objects (text) keeps its items too
+        items = sum(deep_bytes(item) for item in value.flat) if value.dtype == object else 0
+        return int(value.nbytes) + sys.getsizeof(np.empty(0)) + items
     size = sys.getsizeof(value)
     if isinstance(value, dict):
         return size + sum(deep_bytes(k) + deep_bytes(v) for k, v in value.items())
@@ -120,11 +121,16 @@ class ByteCache:
     """A least-recently-used cache whose results together keep at most ``max_bytes``."""
 
     def __init__(
-        self, name: str, max_bytes: int, measure: Callable[[Any], int] = kept_bytes
+        self,
+        name: str,
+        max_bytes: int,
+        measure: Callable[[Any], int] = kept_bytes,
+        cycles: bool = False,
     ) -> None:
         self.name = name
         self.max_bytes = max_bytes
         self.measure = measure  # what a result keeps, in bytes
+        self.cycles = cycles  # results hold reference cycles: only the collector frees them
         self.total = 0
         self._entries: OrderedDict[Hashable, tuple[Any, int]] = OrderedDict()
         self._lock = threading.Lock()

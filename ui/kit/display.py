@@ -1,13 +1,18 @@
 """Display helpers every page shares: charts, token chips, safe text, the share link."""
 
+import dataclasses
+import hashlib
 import html
+from collections.abc import Callable, Hashable
 from typing import Any
 
+import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
 
 from ui.kit import state
-from ui.kit.figures import CONFIG, Figure
+from ui.kit.cache import CACHES, MB, ByteCache, deep_bytes
+from ui.kit.figures import CONFIG
 from ui.kit.settings import Settings
 from ui.kit.text import STRINGS, t
 from viz_core import is_special
@@ -28,16 +33,75 @@ def alt_text(key: str, lang: str) -> str:
     return t(f"alt_{key}" if f"alt_{key}" in STRINGS else f"alt_{key.split('_')[0]}", lang)
 
 
-def chart(fig: go.Figure, key: str, **kwargs: object) -> None:
-    """A Plotly chart with alt text and the app's modebar; its camera button saves <key>.png."""
-    config = {
-        **CONFIG,
-        "toImageButtonOptions": {"format": "png", "scale": 2, "filename": key},
-    }
+FIGURES_MB = 2  # a 9 × 9 heatmap keeps about 0.1 MB, the heaviest lab figure 0.65 MB
+PLOTLY_OBJECT_BYTES = 1500  # what a go.Figure keeps per dict of its properties, as an object
+
+
+def figure_bytes(fig: go.Figure) -> int:
+    """About what a ``go.Figure`` keeps: its properties, and one Plotly object for each dict."""
+    properties = fig.to_plotly_json()
+    return deep_bytes(properties) + PLOTLY_OBJECT_BYTES * _dicts(properties)
+
+
+def _dicts(value: object) -> int:
+    """How many dicts a tree of plain values holds."""
+    if isinstance(value, dict):
+        return 1 + sum(_dicts(item) for item in value.values())
+    return sum(_dicts(item) for item in value) if isinstance(value, list | tuple) else 0
+
+
+FIGURES = ByteCache("figures", FIGURES_MB * MB, measure=figure_bytes, cycles=True)
+CACHES.append(FIGURES)
+
+
+def figure_key(value: Any) -> Hashable:
+    """A hashable stand-in for a builder's argument: arrays by their shape, type and bytes,
+    dataclasses (settings, core results) by their fields."""
+    if isinstance(value, np.ndarray):
+        digest = hashlib.blake2b(np.ascontiguousarray(value).tobytes(), digest_size=16)
+        return value.shape, value.dtype.str, digest.digest()
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        fields = (getattr(value, field.name) for field in dataclasses.fields(value))
+        return type(value).__qualname__, tuple(figure_key(field) for field in fields)
+    if isinstance(value, dict):
+        return tuple((key, figure_key(item)) for key, item in sorted(value.items()))
+    if isinstance(value, slice):  # unhashable before Python 3.12
+        return slice, value.start, value.stop, value.step
+    if isinstance(value, list | tuple):
+        return tuple(figure_key(item) for item in value)
+    return value  # type: ignore[no-any-return]  # numbers, text, None: hashable as they are
+
+
+def shown(build: Callable[..., Any], *args: Any, **kwargs: Any) -> go.Figure:
+    """``build(*args, **kwargs)`` as a ``go.Figure``, built and validated once for these
+    arguments and shared by every session (read-only: Streamlit sends a copy of it)."""
+    key = (build.__module__, build.__qualname__, figure_key(args), figure_key(kwargs))
+
+    def make() -> go.Figure:
+        fig = build(*args, **kwargs)
+        return fig if isinstance(fig, go.Figure) else go.Figure(fig)
+
+    return FIGURES.get(key, make)
+
+
+def chart(
+    key: str,
+    build: Callable[..., Any],
+    *args: Any,
+    select: Callable[[], None] | None = None,
+    **kwargs: Any,
+) -> None:
+    """The chart keyed ``key``: ``build(*args, **kwargs)`` (a figure dict or a ``go.Figure``),
+    with alt text and the app's modebar, whose camera button saves <key>.png; ``select`` is
+    called when a point is clicked. A ``go.Figure`` is sent as it is, where Streamlit would
+    validate a dict on every run: so each is built once (``shown``)."""
+    fig = shown(build, *args, **kwargs)
+    config = {**CONFIG, "toImageButtonOptions": {"format": "png", "scale": 2, "filename": key}}
+    picked = {"on_select": select, "selection_mode": "points"} if select else {}
     # A figure that sets its own width (square heatmap cells) keeps it; the others fill the column.
-    width = fig.fixed_width if isinstance(fig, Figure) else fig.layout.width
-    kwargs.setdefault("width", "content" if width else "stretch")
-    st.plotly_chart(fig, key=key, config=config, alt=alt_text(key, state.lang()), **kwargs)  # type: ignore[call-overload]
+    width = "content" if fig.layout.width else "stretch"
+    alt = alt_text(key, state.lang())
+    st.plotly_chart(fig, key=key, config=config, alt=alt, width=width, **picked)  # type: ignore[call-overload]
 
 
 def heading(title: str, formula: str = "") -> None:
@@ -89,6 +153,11 @@ def radio(settings: type[Settings], key: str, lang: str, text: str, **options: A
 def train_link(lang: str) -> None:
     """Where a page says "cannot learn": a link to the page that tests the claim."""
     st.page_link("ui/train/page.py", label=t("train_link", lang), icon=":material/fitness_center:")
+
+
+def model_link(lang: str) -> None:
+    """Where a page says its random weights differ from the article's: the trained model."""
+    st.page_link("ui/model/page.py", label=t("model_link", lang), icon=":material/psychology:")
 
 
 def picker(settings: type[Settings], key: str, lang: str, text: str) -> str:

@@ -23,6 +23,8 @@ import sys
 import threading
 from functools import cache
 
+from ui.kit.cache import CACHES
+
 # mallopt's parameter numbers, from glibc's malloc.h
 M_TRIM_THRESHOLD, M_MMAP_THRESHOLD, M_ARENA_MAX = -1, -3, -8
 ARENAS = 2
@@ -70,6 +72,9 @@ def freeze_modules() -> bool:
         if len(sys.modules) == _frozen["modules"]:
             return False
         _frozen["modules"] = len(sys.modules)
+        for kept in CACHES:  # a frozen result with cycles (a go.Figure) would outlive its cache
+            if kept.cycles:
+                kept.clear()
         gc.collect()  # garbage frozen now would never be collected
         gc.freeze()
         return True

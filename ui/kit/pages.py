@@ -5,6 +5,7 @@ Adding a page: a folder ``ui/<path>/`` (``page.py``, ``body.py``, ``strings.toml
 """
 
 from dataclasses import dataclass
+from pathlib import Path
 
 
 @dataclass(frozen=True)
@@ -37,5 +38,7 @@ PAGES = (  # the default page first
     Page("train", ":material/fitness_center:", "loss_curves"),
     Page("kernel", ":material/bolt:", "online_softmax_steps"),
     Page("variants", ":material/genetics:", "gqa_heads"),
+    Page("model", ":material/psychology:", "model_heads"),
 )
 PATHS = tuple(page.path for page in PAGES)
+FAVICON = str(Path(__file__).with_name("favicon.png"))  # an image: no icon font fetched

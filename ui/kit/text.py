@@ -4,6 +4,7 @@ The strings used on several pages live in ``ui/kit/strings.toml``; each page add
 ``ui/<page>/strings.toml`` when its package is imported (``register_page``).
 """
 
+import re
 import tomllib
 from pathlib import Path
 
@@ -37,3 +38,12 @@ def t(key: str, lang: str, /, **fields: object) -> str:
     """The string ``key`` in ``lang`` ("zh" or "en"), with ``{fields}`` filled in."""
     text = STRINGS[key][lang if lang in LANGUAGES else "zh"]
     return text.format(**fields) if fields else text
+
+
+_MARKDOWN_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")  # every ASCII punctuation character
+
+
+def literal(text: str) -> str:
+    """User text to put inside a Markdown string (a note): each ASCII punctuation character
+    backslash-escaped, so that nothing typed becomes a link, emphasis, LaTeX or a colour."""
+    return _MARKDOWN_PUNCTUATION.sub(r"\\\1", text)

@@ -7,8 +7,8 @@ import numpy as np
 import streamlit as st
 
 from ui.kit import state
-from ui.kit.display import chart, safe_text, token_chips
-from ui.kit.figures import matrix_heatmap
+from ui.kit.display import chart, model_link, safe_text, token_chips
+from ui.kit.heatmap import Matrix, heatmap
 from ui.kit.text import STRINGS, t
 from ui.lab import figures
 from ui.lab.compute import compute_lab
@@ -139,6 +139,8 @@ def tokens_section(result: LabResult, params: LabParams, lang: str) -> None:
     token_chips(result.tokens)
     caveat = " " + t("random_caveat", lang) if params.source == "random" else ""
     st.caption(t("tokens_why", lang, d=params.d) + caveat)
+    if caveat:
+        model_link(lang)
     if params.source == "embedding" and not params.position:
         safe_text(t("embedding_alike_why", lang))
     if params.heads > 1:
@@ -159,8 +161,8 @@ def projection_views(result: LabResult, lang: str) -> None:
         safe_text(t("projection_why", lang, plus=plus, d_model=d_model, d=d))
         dims = min(OUTPUT_DIMS, d_model)
         labels = tuple(str(j) for j in range(dims))
-        per_token = {"row_axis": "axis_token", "col_axis": "axis_dimension", "kind": "scores"}
-        per_dim = {"row_axis": "axis_dimension", "col_axis": "axis_dimension", "kind": "scores"}
+        per_token = {"row_axis": "axis_token", "col_axis": "axis_dimension"}
+        per_dim = {"row_axis": "axis_dimension", "col_axis": "axis_dimension"}
         views = [("x", result.tokens, per_token)]
         views += [(name, labels, per_dim) for name in ("w_q", "w_k", "w_v")]
         views += [(name, result.tokens, per_token) for name in ("q", "k", "v")]
@@ -170,10 +172,8 @@ def projection_views(result: LabResult, lang: str) -> None:
             with column:
                 st.caption(t(f"matrix_{name}", lang))
                 matrix = getattr(projection, name)[: len(rows), :dims]
-                chart(
-                    matrix_heatmap(matrix, rows, labels, lang=lang, share=0.24, **options),
-                    f"projection_{name}",
-                )
+                shown = Matrix(matrix, rows, labels, **options)
+                chart(f"projection_{name}", heatmap, shown, lang=lang, share=0.24)
 
 
 def heads_views(result: LabResult, lang: str) -> None:
@@ -184,12 +184,10 @@ def heads_views(result: LabResult, lang: str) -> None:
     group = figures.heads_group(len(weights), result.head)
     if len(group) < len(weights):
         st.caption(t("heads_group", lang, heads=len(weights), first=group[0], last=group[-1]))
-    chart(figures.heads_grid(weights, result.tokens, lang=lang, selected=result.head), "heads_grid")
+    chart("heads_grid", figures.heads_grid, weights, result.tokens, lang=lang, selected=result.head)
     st.caption(t("heads_average_title", lang))
-    fig = matrix_heatmap(
-        result.mean_weights, result.tokens, result.tokens, lang=lang, kind="weights"
-    )
-    chart(fig, "heads_average")
+    mean = Matrix(result.mean_weights, result.tokens, result.tokens, scale="weights")
+    chart("heads_average", heatmap, mean, lang=lang)
 
 
 def repeat_notes(result: LabResult, params: LabParams, lang: str) -> None:
@@ -209,7 +207,7 @@ def every_row(result: LabResult, lang: str) -> None:
     """Every row's weights as small bar charts, on request (nine subplots are slow to draw)."""
     if st.toggle(t("multiples_title", lang), key="show_multiples"):
         weights = result.steps.weights
-        chart(figures.row_multiples(weights, result.tokens, lang=lang), "row_multiples")
+        chart("row_multiples", figures.row_multiples, weights, result.tokens, lang=lang)
 
 
 def every_matrix(result: LabResult) -> dict[str, np.ndarray]:

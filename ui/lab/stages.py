@@ -12,8 +12,9 @@ from streamlit.delta_generator import DeltaGenerator
 
 from ui.kit import state
 from ui.kit.display import chart, heading, safe_text, train_link
-from ui.kit.figures import format_small, matrix_heatmap, shared_figure
+from ui.kit.figures import format_small
 from ui.kit.formulas import mask_latex, scale_latex
+from ui.kit.heatmap import Matrix, heatmap
 from ui.kit.text import t
 from ui.lab import figures
 from viz_core import LabResult, jacobian_norm
@@ -48,18 +49,18 @@ def stage_heatmap(result: LabResult, stage: str, row: int, lang: str) -> None:
     matrix of the computation (masked cells of ``masked`` as gaps). Rows are selectable on the
     weights."""
     steps = result.steps
-    options: dict[str, object] = {"selected_row": row, "large": state.present(), "share": 0.58}
-    if stage in ("masked", "weights"):
-        options["allowed"] = steps.allowed
-    clickable = stage == "weights"
-    kind = "weights" if stage == "weights" else "scores"
-    matrix = getattr(steps, stage)
-    fig = shared_figure(
-        matrix_heatmap, matrix, result.tokens, result.tokens, lang=lang, kind=kind,
-        clickable=clickable, **options,
-    )  # fmt: skip
-    picked = {"on_select": _on_pick, "selection_mode": "points"} if clickable else {}
-    chart(fig, f"{stage}_heatmap", **picked)
+    weights = stage == "weights"
+    matrix = Matrix(
+        getattr(steps, stage),
+        result.tokens,
+        result.tokens,
+        scale="weights" if weights else "scores",
+        masked=~steps.allowed if stage in ("masked", "weights") else None,
+        selected_row=row,
+        clickable=weights,
+    )
+    options = {"lang": lang, "large": state.present(), "share": 0.58}
+    chart(f"{stage}_heatmap", heatmap, matrix, select=_on_pick if weights else None, **options)
 
 
 def scores_stage(result: LabResult, row: int, lang: str, text: Box, figure: Box) -> None:
@@ -133,10 +134,10 @@ def output_stage(result: LabResult, row: int, lang: str, text: Box, figure: Box)
     contributions, output = steps.contributions(row), steps.output[row]
     large = state.present()
     with figure:
-        fig = shared_figure(
-            figures.output_heatmap, contributions, output, tokens, lang=lang, dims=dims, large=large
-        )
-        chart(fig, "output_heatmap")
+        chart(
+            "output_heatmap", figures.output_heatmap, contributions, output, tokens, lang=lang,
+            dims=dims, large=large,
+        )  # fmt: skip
 
 
 def all_stages(result: LabResult, row: int, lang: str, text: Box, figure: Box) -> None:
@@ -148,8 +149,10 @@ def all_stages(result: LabResult, row: int, lang: str, text: Box, figure: Box) -
         heading(t("stages_all_title", lang))
         st.caption(t("stages_all_why", lang))
     with figure:
-        fig = shared_figure(figures.stages_overview, matrices, titles, result.tokens, steps.allowed)
-        chart(fig, "stages_overview")
+        chart(
+            "stages_overview", figures.stages_overview, matrices, titles, result.tokens,
+            steps.allowed, lang=lang, large=state.present(),
+        )  # fmt: skip
 
 
 STAGE_VIEWS: dict[str, Callable[[LabResult, int, str, Box, Box], None]] = {
@@ -168,11 +171,10 @@ def row_panel(result: LabResult, row: int, lang: str) -> None:
     scaled, unscaled = result.scaled.weights[row], result.unscaled.weights[row]
     on, off = (result.stats, result.contrast_stats)[:: 1 if result.steps.scale else -1]
     safe_text(t("bars_title", lang, token=token), tag="h3")
-    fig = shared_figure(
-        figures.row_bars, result.steps.weights[row], result.contrast.weights[row],
+    chart(
+        "row_bars", figures.row_bars, result.steps.weights[row], result.contrast.weights[row],
         result.tokens, scaled=result.steps.scale, lang=lang, large=state.present(),
     )  # fmt: skip
-    chart(fig, "row_bars")
     numbers = {
         # what softmax gets: each column divides by the temperature too
         "spread": (result.std_scaled, result.std_scores / result.steps.temperature),

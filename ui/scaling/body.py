@@ -138,7 +138,7 @@ def variance_section(params: ScalingParams, lang: str) -> None:
         text, figure = figure, text
     with figure:
         height = 400 if state.present() else 440
-        chart(figures.variance_chart(experiment, lang=lang, height=height), "variance_chart")
+        chart("variance_chart", figures.variance_chart, experiment, lang=lang, height=height)
     with text:
         variance_text(params.distribution == "uniform", lang)
 
@@ -177,9 +177,11 @@ def histogram_section(params: ScalingParams, lang: str) -> None:
         st.subheader(t("sc_histogram_title", lang, d=f"{params.d:,}"))
         safe_text(t("sc_histogram_why", lang, **numbers))
     height = 320 if state.present() else 360
-    fig = figures.dot_histogram(dots, params.d, theory_std, lang=lang, height=height)
     with figure:
-        chart(fig, "dot_histogram")
+        chart(
+            "dot_histogram", figures.dot_histogram, dots, params.d, theory_std, lang=lang,
+            height=height,
+        )  # fmt: skip
     st.caption(t("sc_article_table", lang))
 
 
@@ -196,10 +198,10 @@ def saturation_section(params: ScalingParams, lang: str) -> None:
     ]
     for column, (field, title, y_range) in zip(st.columns(3), panels, strict=True):
         with column:
-            fig = figures.saturation_chart(
-                curves, field, title=t(title, lang), lang=lang, y_range=y_range
-            )
-            chart(fig, f"saturation_{field}")
+            chart(
+                f"saturation_{field}", figures.saturation_chart, curves, field,
+                title=t(title, lang), lang=lang, y_range=y_range,
+            )  # fmt: skip
 
 
 def animation_section(params: ScalingParams, lang: str) -> None:
@@ -220,5 +222,5 @@ def animation_section(params: ScalingParams, lang: str) -> None:
     st.caption(
         t("sc_animation_why", lang, **numbers) + " " + t(f"sc_animation_verdict_{verdict}", lang)
     )
-    chart(figures.sharpening_animation(rows, lang=lang), "sharpening_animation")
+    chart("sharpening_animation", figures.sharpening_animation, rows, lang=lang)
     st.info(t("sc_temperature_note", lang), icon=":material/thermostat:")

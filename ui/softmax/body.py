@@ -5,8 +5,8 @@ import streamlit as st
 
 from ui.kit import state
 from ui.kit.cache import shared
-from ui.kit.display import chart, number_input, safe_text
-from ui.kit.figures import format_value, matrix_heatmap
+from ui.kit.display import chart, model_link, number_input, safe_text
+from ui.kit.figures import format_value
 from ui.kit.settings import parse_values
 from ui.kit.text import t
 from ui.softmax import figures
@@ -129,6 +129,7 @@ def article_verdict(breakdown: SoftmaxBreakdown, lang: str) -> None:
             t("sm_twin_note", lang, printed=twin.text, computed=numbers, top=top),
             icon=":material/newspaper:",
         )
+        model_link(lang)  # the article's 喜 row is made up; the trained model's is measured
 
 
 def table_section(breakdown: SoftmaxBreakdown, labels: list[str], lang: str) -> None:
@@ -162,9 +163,11 @@ def chart_section(breakdown: SoftmaxBreakdown, labels: list[str], lang: str) -> 
         st.subheader(t("sm_chart_title", lang))
         st.caption(t("sm_chart_why", lang))
     height = 320 if state.present() else 360
-    fig = figures.softmax_bars(breakdown.scaled, breakdown.probs, labels, lang=lang, height=height)
     with figure:
-        chart(fig, "softmax_bars")
+        chart(
+            "softmax_bars", figures.softmax_bars, breakdown.scaled, breakdown.probs, labels,
+            lang=lang, height=height,
+        )  # fmt: skip
 
 
 def stability_section(breakdown: SoftmaxBreakdown, labels: list[str], lang: str) -> None:
@@ -205,13 +208,12 @@ def jacobian_section(
     }
     key = "sm_jacobian_compare" if len(runs) == 2 else "sm_jacobian_alone"
     safe_text(t(key, lang, **numbers))
-    options = {"kind": "jacobian", "row_axis": "axis_output", "col_axis": "axis_input"}
-    options |= {"large": state.present(), "share": 1 / len(runs)}
+    options = {"lang": lang, "large": state.present(), "share": 1 / len(runs)}
     for column, (run, chart_key) in zip(st.columns(len(runs)), runs, strict=True):
         with column:
             st.caption(t("sm_divided_by", lang, divisor=f"{run.divisor:g}"))
             jacobian = softmax_jacobian(run.probs)
-            chart(matrix_heatmap(jacobian, labels, labels, lang=lang, **options), chart_key)
+            chart(chart_key, figures.jacobian_heatmap, jacobian, labels, **options)
 
 
 def loss_gradient_section(breakdown: SoftmaxBreakdown, labels: list[str], lang: str) -> int:
@@ -241,5 +243,5 @@ def loss_gradient_section(breakdown: SoftmaxBreakdown, labels: list[str], lang: 
         "n": n,
     }
     safe_text(t("sm_loss_numbers", lang, **numbers))
-    chart(figures.gradient_bars(gradient, labels, lang=lang), "gradient_bars")
+    chart("gradient_bars", figures.gradient_bars, gradient, labels, lang=lang)
     return int(choice)

@@ -1,4 +1,6 @@
-"""The softmax lesson's figures: arrays in, ``go.Figure`` out, never ``st.*``."""
+"""The softmax lesson's figures: arrays in, figures out, never ``st.*``."""
+
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -6,7 +8,10 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from ui.kit.figures import SCALED_COLOUR, lesson_layout
+from ui.kit.heatmap import Matrix, heatmap
 from ui.kit.text import t
+
+JACOBIAN_LIMIT = 0.25  # |p_i(δ_ij − p_j)| ≤ 1/4: a fixed scale, so near zero looks near zero
 
 
 def softmax_bars(
@@ -59,3 +64,17 @@ def gradient_bars(gradient: npt.NDArray[np.float64], labels: list[str], *, lang:
     xaxis = {"tickvals": list(range(len(labels))), "ticktext": labels}
     yaxis = {"title": t("sm_axis_gradient", lang), "range": [-1.1, 1.1]}
     return lesson_layout(fig, 340, xaxis=xaxis, yaxis=yaxis)
+
+
+def jacobian_heatmap(
+    jacobian: npt.NDArray[np.float64],
+    labels: list[str],
+    *,
+    lang: str,
+    large: bool = False,
+    share: float = 1.0,
+) -> dict[str, Any]:
+    """∂p_i/∂x_j with three decimals, on a scale fixed at ±1/4."""
+    names = {"row_axis": "axis_output", "col_axis": "axis_input"}
+    matrix = Matrix(jacobian, tuple(labels), tuple(labels), "fine", JACOBIAN_LIMIT, **names)
+    return heatmap(matrix, lang=lang, large=large, share=share)

@@ -8,9 +8,10 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from ui.kit import state
-from ui.kit.display import chart, safe_text, token_chips
-from ui.kit.figures import format_small, matrix_heatmap
+from ui.kit.display import chart, model_link, safe_text, token_chips
+from ui.kit.figures import format_small
 from ui.kit.formulas import mask_latex, scale_latex
+from ui.kit.heatmap import Matrix, heatmap
 from ui.kit.text import t
 from ui.lab.compute import compute_lab
 from ui.lab.settings import LabParams
@@ -98,9 +99,8 @@ def navigator(lang: str) -> int:
 def show(key: str, result: LabResult, matrix: np.ndarray, lang: str, **options: object) -> None:
     """One matrix, full width and large: rows are the tokens."""
     columns = options.pop("columns", result.tokens)
-    large = state.present()
-    fig = matrix_heatmap(matrix, result.tokens, columns, lang=lang, large=large, **options)  # type: ignore[arg-type]
-    chart(fig, key)
+    shown = Matrix(matrix, result.tokens, columns, **options)  # type: ignore[arg-type]
+    chart(key, heatmap, shown, lang=lang, large=state.present())
 
 
 def per_dimension(steps: AttentionSteps) -> dict[str, object]:
@@ -108,7 +108,6 @@ def per_dimension(steps: AttentionSteps) -> dict[str, object]:
     labels = tuple(str(j) for j in range(min(DIMS, steps.d_k)))
     return {
         "columns": labels,
-        "kind": "scores",
         "row_axis": "axis_token",
         "col_axis": "axis_dimension",
     }
@@ -135,7 +134,7 @@ def step_scores(result: LabResult, lang: str, text: Box, figure: Box) -> None:
         st.latex(r"S = Q K^{\top},\qquad S_{ij} = q_i \cdot k_j = \sum_{t=1}^{d} q_{it} k_{jt}")
         safe_text(t("st_why_2", lang, n=len(result.tokens)))
     with figure:
-        show("step_scores", result, result.steps.scores, lang, kind="scores")
+        show("step_scores", result, result.steps.scores, lang)
 
 
 def step_scaled(result: LabResult, lang: str, text: Box, figure: Box) -> None:
@@ -147,7 +146,7 @@ def step_scaled(result: LabResult, lang: str, text: Box, figure: Box) -> None:
         st.latex(scale_latex(steps.d_k, steps.temperature, heads) if steps.scale else r"S' = S")
         safe_text(t("st_why_3", lang, sqrt_d=sqrt_d) if steps.scale else t("st_why_3_off", lang))
     with figure:
-        show("step_scaled", result, steps.scaled, lang, kind="scores")
+        show("step_scaled", result, steps.scaled, lang)
 
 
 def step_masked(result: LabResult, lang: str, text: Box, figure: Box) -> None:
@@ -158,9 +157,9 @@ def step_masked(result: LabResult, lang: str, text: Box, figure: Box) -> None:
     with text:
         st.latex(mask_latex(lang))
         safe_text(why)
-    allowed = result.steps.allowed
+    masked = ~result.steps.allowed
     with figure:
-        show("step_masked", result, result.steps.masked, lang, kind="scores", allowed=allowed)
+        show("step_masked", result, result.steps.masked, lang, masked=masked)
 
 
 def step_weights(result: LabResult, lang: str, text: Box, figure: Box) -> None:
@@ -170,7 +169,7 @@ def step_weights(result: LabResult, lang: str, text: Box, figure: Box) -> None:
         safe_text(t("st_why_5", lang))
     steps = result.steps
     with figure:
-        show("step_weights", result, steps.weights, lang, kind="weights", allowed=steps.allowed)
+        show("step_weights", result, steps.weights, lang, scale="weights", masked=~steps.allowed)
 
 
 def step_output(result: LabResult, lang: str, text: Box, figure: Box) -> None:
@@ -180,6 +179,7 @@ def step_output(result: LabResult, lang: str, text: Box, figure: Box) -> None:
     with text:
         st.latex(r"O = A V,\qquad o_i = \sum_j A_{ij}\, v_j")
         safe_text(t("st_why_6", lang, n=n, d=d_v, dims=min(DIMS, d_v)))
+        model_link(lang)  # what the output holds when Q, K, V are learned, not random
     with figure:
         show("step_output", result, steps.output[:, :DIMS], lang, **per_dimension(steps))
 

@@ -110,8 +110,8 @@ def loss_chart(pair: TrainPair, params: TrainParams, lang: str) -> None:
     """The main figure: the loss of both runs, titled by its setting."""
     task, optimizer = t(f"tr_task_{params.task}", lang), t(f"tr_optimizer_{params.optimizer}", lang)
     title = t("tr_loss_title", lang, task=task, d=params.d, optimizer=optimizer)
-    fig = figures.loss_curves(pair, title=title, lang=lang, large=state.present())
-    chart(fig, "loss_curves")
+    large = state.present()
+    chart("loss_curves", figures.loss_curves, pair, title=title, lang=lang, large=large)
 
 
 def numbers_section(pair: TrainPair, params: TrainParams, lang: str) -> None:
@@ -171,7 +171,7 @@ def gradient_section(pair: TrainPair, lang: str) -> None:
         "late_u": compute.num(e.late_gradient[1]),
     }
     safe_text(t("tr_grad_why", lang, window=e.window, **numbers))
-    chart(figures.grad_curves(pair, lang=lang, large=state.present()), "grad_curves")
+    chart("grad_curves", figures.grad_curves, pair, lang=lang, large=state.present())
 
 
 def weights_section(pair: TrainPair, params: TrainParams, lang: str) -> None:
@@ -182,8 +182,8 @@ def weights_section(pair: TrainPair, params: TrainParams, lang: str) -> None:
     on = {"on_s": f"{e.on_ideal[0]:.2f}", "on_u": f"{e.on_ideal[1]:.2f}"}
     safe_text(t("tr_weights_why", lang, rule=rule, **on))
     ideal = compute.ideal_keys(params.task, pair.scaled.probe)
-    fig = figures.learned_weights(pair, ideal, lang=lang, large=state.present())
-    chart(fig, "learned_weights")
+    large = state.present()
+    chart("learned_weights", figures.learned_weights, pair, ideal, lang=lang, large=large)
 
 
 def sweep_section(params: TrainParams, lang: str) -> None:
@@ -212,7 +212,7 @@ def sweep_section(params: TrainParams, lang: str) -> None:
         state.rerun()
     result = compute.sweep(task=params.task, optimizer=params.optimizer, seed=params.seed)
     callout(t("tr_verdict_title", lang), compute.sweep_summary(result, lang), lang)
-    chart(figures.sweep_steps(result, lang=lang, large=state.present()), "sweep_steps")
+    chart("sweep_steps", figures.sweep_steps, result, lang=lang, large=state.present())
     st.dataframe(sweep_table(result, lang), hide_index=True, width="stretch")
 
 

@@ -1,19 +1,18 @@
-"""The training page's figures: runs in, ``go.Figure`` out, never ``st.*``.
+"""The training page's figures: runs in, figure dicts out, never ``st.*``.
 
-Built from plain dicts (``ui.kit.figures.figure``) and float32 arrays: what is only displayed
-need not travel as float64. Curves leave out x, so Plotly numbers the points 0, 1, 2 … which
-are the steps.
+Float32 arrays: what is only displayed need not travel as float64. Curves leave out x, so
+Plotly numbers the points 0, 1, 2 … which are the steps.
 """
 
 from typing import Any
 
 import numpy as np
-import plotly.graph_objects as go
 
-from ui.kit.figures import BLUES, RAW_COLOUR, SCALED_COLOUR, SELECT_COLOUR, figure
+from ui.kit.figures import RAW_COLOUR, SCALED_COLOUR, figure
+from ui.kit.heatmap import Matrix, cell_numbers, frame, heatmap
 from ui.kit.text import t
 from ui.train.compute import TrainPair
-from viz_core import NEVER, Sweep, TrainRun
+from viz_core import NEVER, Sweep
 
 Trace = dict[str, Any]
 LEGEND = {"orientation": "h", "x": 0, "y": 1.02, "yanchor": "bottom"}
@@ -72,7 +71,7 @@ def _reached_marks(pair: TrainPair, lang: str, large: bool) -> tuple[list[Trace]
     return shapes, notes
 
 
-def loss_curves(pair: TrainPair, *, title: str, lang: str, large: bool = False) -> go.Figure:
+def loss_curves(pair: TrainPair, *, title: str, lang: str, large: bool = False) -> dict[str, Any]:
     """Loss at every step, scaled and unscaled, with the steps where each reached 90 %."""
     (s_name, s_colour), (u_name, u_colour) = _names(lang)
     data = [
@@ -95,7 +94,7 @@ def loss_curves(pair: TrainPair, *, title: str, lang: str, large: bool = False) 
 DECADES = 8  # of the gradient chart's log axis
 
 
-def grad_curves(pair: TrainPair, *, lang: str, large: bool = False) -> go.Figure:
+def grad_curves(pair: TrainPair, *, lang: str, large: bool = False) -> dict[str, Any]:
     """The size of the gradient on W_q and W_k at every step, scaled and unscaled."""
     (s_name, s_colour), (u_name, u_colour) = _names(lang)
     data = [
@@ -115,107 +114,65 @@ def grad_curves(pair: TrainPair, *, lang: str, large: bool = False) -> go.Figure
 # --- the learned attention ------------------------------------------------------------------
 
 
-def _z(run: TrainRun, c: int) -> Trace:
-    """One run's attention on the probe at checkpoint c (float32: the page shows 3 decimals)."""
-    return {"type": "heatmap", "z": run.weights[c].astype(np.float32)}
-
-
-def _map(run: TrainRun, c: int, axes: str, size: int) -> Trace:
-    """One run's attention on the probe at checkpoint c, with its numbers in the cells."""
-    return {
-        "type": "heatmap",
-        **_z(run, c),
-        "xaxis": f"x{axes}",
-        "yaxis": f"y{axes}",
-        "colorscale": BLUES,
-        "zmin": 0.0,
-        "zmax": 1.0,
-        "xgap": 1,
-        "ygap": 1,
-        "showscale": axes == "2",
-        "colorbar": {"thickness": 12, "len": 0.9},
-        "texttemplate": "%{z:.2f}",
-        "textfont": {"size": size},
-        "hovertemplate": "%{y} → %{x}: %{z:.3f}<extra></extra>",
-    }
-
-
-def _frame_data(pair: TrainPair, c: int, large: bool) -> list[Trace]:
-    size = 15 if large else 12  # cell numbers at least 12 px, larger on a projector
-    return [_map(pair.scaled, c, "", size), _map(pair.unscaled, c, "2", size)]
-
-
-def _boxes(ideal: list[int], axes: str) -> list[Trace]:
-    """An orange outline round the cell each query should read."""
-    ref = {"xref": f"x{axes}", "yref": f"y{axes}", "line": {"color": SELECT_COLOUR, "width": 3}}
+def _maps(pair: TrainPair, c: int, lang: str) -> list[Matrix]:
+    """Both runs' attention on the probe at checkpoint c, titled by their run in its colour."""
+    probe = tuple(str(token) for token in pair.scaled.probe)
+    runs = zip((pair.scaled, pair.unscaled), _names(lang), strict=True)
     return [
-        {"type": "rect", "x0": j - 0.5, "x1": j + 0.5, "y0": i - 0.5, "y1": i + 0.5, **ref}
-        for i, j in enumerate(ideal)
+        Matrix(
+            run.weights[c].astype(np.float32),  # the page shows 3 decimals
+            probe, probe, "weights", row_axis="tr_axis_query", col_axis="tr_axis_key",
+            title=f'<b><span style="color:{colour}">{name}</span></b>',
+        )
+        for run, (name, colour) in runs
+    ]  # fmt: skip
+
+
+def _frame(matrices: list[Matrix], step: int, numbered: bool) -> dict[str, Any]:
+    """One checkpoint as an animation frame: only what changes, the maps' z (and numbers)."""
+    data = [
+        {"type": "heatmap", "z": matrix.z} | ({"text": cell_numbers(matrix)} if numbered else {})
+        for matrix in matrices
     ]
-
-
-def _map_axes(tokens: list[str], large: bool, lang: str) -> dict[str, Any]:
-    """Two square panels side by side, the probe's digits on both axes, query 0 on top."""
-    n = len(tokens)
-    ticks = {"tickvals": list(range(n)), "ticktext": tokens, "showgrid": False, "zeroline": False}
-    ticks["tickfont"] = {"size": 20 if large else 15}
-    x = {
-        **ticks,
-        "side": "top",
-        "range": [-0.5, n - 0.5],
-        "title": {"text": t("tr_axis_key", lang)},
-    }
-    y = {**ticks, "range": [n - 0.5, -0.5], "title": {"text": t("tr_axis_query", lang)}}
-    return {
-        "xaxis": {**x, "domain": [0, 0.45], "anchor": "y"},
-        "yaxis": {**y, "anchor": "x", "scaleanchor": "x"},
-        "xaxis2": {**x, "domain": [0.52, 0.97], "anchor": "y2"},
-        "yaxis2": {**y, "anchor": "x2", "scaleanchor": "x2", "title": None},
-    }
-
-
-def _titles(lang: str) -> list[dict[str, Any]]:
-    (s_name, s_colour), (u_name, u_colour) = _names(lang)
-    return [
-        {"text": f"<b>{name}</b>", "x": x, "y": -0.02, "xref": "paper", "yref": "paper"}
-        | {"showarrow": False, "yanchor": "top", "font": {"color": colour, "size": 16}}
-        for name, colour, x in [(s_name, s_colour, 0.225), (u_name, u_colour, 0.745)]
-    ]
+    return {"name": str(step), "data": data, "traces": [0, 1]}
 
 
 def learned_weights(
     pair: TrainPair, ideal: list[int], *, lang: str, large: bool = False
-) -> go.Figure:
-    """Attention on the probe, scaled beside unscaled, one frame per checkpoint, ending trained."""
+) -> dict[str, Any]:
+    """Attention on the probe, scaled beside unscaled, one frame per checkpoint, ending trained;
+    the cell each query should read framed."""
     steps = pair.scaled.checkpoint_steps.tolist()
-    last = len(steps) - 1
-    # A frame carries only what changes, the two maps' z; Plotly keeps the rest of each trace.
-    frames = [
-        {"name": str(step), "data": [_z(pair.scaled, c), _z(pair.unscaled, c)], "traces": [0, 1]}
-        for c, step in enumerate(steps)
+    fig = heatmap(_maps(pair, len(steps) - 1, lang), lang=lang, large=large, share=1.0)
+    numbered = "text" in fig["data"][0]
+    fig["frames"] = [_frame(_maps(pair, c, lang), step, numbered) for c, step in enumerate(steps)]
+    layout = fig["layout"]
+    layout["shapes"] += [
+        frame(slice(i, i + 1), slice(j, j + 1), axes)
+        for axes in ("", "2")
+        for i, j in enumerate(ideal)
     ]
-    layout = _map_axes([str(token) for token in pair.scaled.probe], large, lang)
-    layout |= {
-        "height": 560 if large else 470,
-        "margin": {"l": 10, "r": 10, "t": 30, "b": 110},
-        "plot_bgcolor": "rgba(128, 128, 128, 0.22)",
-        "shapes": _boxes(ideal, "") + _boxes(ideal, "2"),
-        "annotations": _titles(lang),
-        "updatemenus": [_play_buttons(lang)],
-        "sliders": [_step_slider(steps, last, lang, large)],
-    }
-    return figure(_frame_data(pair, last, large), layout, frames)
+    plot_h = layout["height"] - layout["margin"]["t"] - layout["margin"]["b"]
+    below = -(layout["margin"]["b"] + 8) / plot_h  # the controls, under the panels' titles
+    layout["margin"]["b"] += CONTROLS
+    layout["height"] += CONTROLS
+    layout["updatemenus"] = [_play_buttons(lang, below)]
+    layout["sliders"] = [_step_slider(steps, len(steps) - 1, lang, large, below)]
+    return fig
 
 
-def _play_buttons(lang: str) -> dict[str, Any]:
-    """Play every checkpoint from the first; pause."""
+CONTROLS = 90  # px under the maps for the play buttons and the step slider
+
+
+def _play_buttons(lang: str, y: float) -> dict[str, Any]:
+    """Play every checkpoint from the first; pause (at paper ``y``)."""
     play = {"frame": {"duration": 250, "redraw": True}, "transition": {"duration": 0}}
     pause = {"frame": {"duration": 0, "redraw": False}, "mode": "immediate"}
     return {
         "type": "buttons",
         "direction": "left",
         "x": 0,
-        "y": -0.12,
+        "y": y,
         "xanchor": "left",
         "yanchor": "top",
         "buttons": [
@@ -225,13 +182,13 @@ def _play_buttons(lang: str) -> dict[str, Any]:
     }
 
 
-def _step_slider(steps: list[int], active: int, lang: str, large: bool) -> dict[str, Any]:
-    """One stop per checkpoint, labelled by its step; starts at the trained head."""
+def _step_slider(steps: list[int], active: int, lang: str, large: bool, y: float) -> dict[str, Any]:
+    """One stop per checkpoint, labelled by its step, at paper ``y``; starts at the trained head."""
     jump = {"frame": {"duration": 0, "redraw": True}, "mode": "immediate"}
     return {
         "active": active,
         "x": 0.3,  # right of the play and pause buttons, which sit at the left
-        "y": -0.1,
+        "y": y,
         "len": 0.7,
         "yanchor": "top",
         "currentvalue": {
@@ -253,7 +210,7 @@ def never_height(result: Sweep) -> float:
     return result.max_steps * 1.15
 
 
-def sweep_steps(result: Sweep, *, lang: str, large: bool = False) -> go.Figure:
+def sweep_steps(result: Sweep, *, lang: str, large: bool = False) -> dict[str, Any]:
     """Steps to 90 % against d_k: each seed as a point, the median as a line; never on top."""
     ds = np.asarray(result.d_ks, dtype=np.float64)
     top = never_height(result)

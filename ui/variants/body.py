@@ -107,8 +107,10 @@ def gqa_section(lab: LabParams, lang: str) -> None:
         fields = {"q_heads": view.q_heads, "kv_heads": view.kv_heads, "group": group}
         safe_text(t("vr_gqa_why", lang, token=result.tokens[result.row], **fields))
     with right:
-        fig = figures.gqa_heads(view, result.tokens, result.row, lang=lang, large=state.present())
-        chart(fig, "gqa_heads")
+        chart(
+            "gqa_heads", figures.gqa_heads, view, result.tokens, result.row, lang=lang,
+            large=state.present(),
+        )  # fmt: skip
     fields = {"loop": _number(view.loop_error, 2), "change": _number(view.mha_change)}
     safe_text(t("vr_gqa_check", lang, **fields))
     safe_text(gqa_cache_text(result, lang))
@@ -159,8 +161,10 @@ def window_section(lab: LabParams, lang: str) -> None:
     last = len(result.tokens) - 1
     with right:
         view = result.window
-        fig = figures.window_heatmap(view, result.tokens, last, lang=lang, large=state.present())
-        chart(fig, "window_heatmap")
+        chart(
+            "window_heatmap", figures.window_heatmap, view, result.tokens, last, lang=lang,
+            large=state.present(),
+        )  # fmt: skip
     safe_text(t("vr_window_check", lang, error=_number(result.window.renorm_error, 2)))
     reach = f"{MISTRAL_LAYERS * (MISTRAL_WINDOW - 1):,}"
     fields = {"window": f"{MISTRAL_WINDOW:,}", "layers": MISTRAL_LAYERS, "reach": reach}
@@ -212,7 +216,7 @@ def rope_section(lab: LabParams, lang: str) -> None:
         fields |= {"rope": _number(view.rope_spread, 2), "absolute": _number(view.absolute_spread)}
         safe_text(t("vr_rope_why", lang, plain=_number(view.plain), **fields))
     with right:
-        chart(figures.rope_scores(view, lang=lang, large=state.present()), "rope_scores")
+        chart("rope_scores", figures.rope_scores, view, lang=lang, large=state.present())
     first, second = view.demo_rows
     gaps = {
         "plain": _number(float(abs(view.demo_plain[0] - view.demo_plain[1]).max()), 2),
@@ -251,10 +255,10 @@ def cross_section(lab: LabParams, lang: str) -> None:
         st.info(t("vr_cross_empty", lang), icon=":material/edit:")
         return
     with right:
-        fig = figures.cross_heatmap(
-            view, result.tokens, result.row, lang=lang, large=state.present()
-        )
-        chart(fig, "cross_heatmap")
+        chart(
+            "cross_heatmap", figures.cross_heatmap, view, result.tokens, result.row, lang=lang,
+            large=state.present(),
+        )  # fmt: skip
     if view.dropped_b:
         st.info(t("vr_cross_capped", lang, dropped=view.dropped_b), icon=":material/content_cut:")
     error = float(abs(view.weights.sum(axis=1) - 1).max())

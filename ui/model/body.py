@@ -1,0 +1,228 @@
+"""What a trained model sees: the shipped character model's heads on the lab's sentence, the roles
+they took on held-out sentences, its guesses for a hidden character, and ÷√d after training."""
+
+import math
+from dataclasses import replace
+
+import pandas as pd
+import streamlit as st
+
+from ui.kit import state
+from ui.kit.cache import shared
+from ui.kit.display import chart, number_input, safe_text
+from ui.kit.heatmap import heatmap
+from ui.kit.text import literal, t
+from ui.lab.settings import MAX_TEXT_CHARS, LabParams
+from ui.model import figures
+from ui.model.settings import ModelParams
+from viz_core import (
+    ModelRun,
+    fill_mask,
+    held_out_sentences,
+    load_head_report,
+    load_model,
+    run_model,
+)
+from viz_core.model import CLEAR_ROLE, MASK, ONE_HOT
+
+TOP = 8  # guesses shown
+ARTICLE_SENTENCE = "我喜欢人工智能"
+ARTICLE_ROW = {"我": 0.16, "喜": 0.40, "欢": 0.23}  # the second article's row of 喜
+
+
+@shared(max_mb=2)
+def model_run(text: str) -> ModelRun:
+    """The page's core call: the sentence through the model, every head kept."""
+    return run_model(text)
+
+
+def render() -> None:
+    """The sentence, one core call, then the heads, their roles, the blank, 喜, √d, training."""
+    lang = state.open_page("md_title", "md_intro", LabParams, ModelParams)
+    st.text_input(t("md_text", lang), key="text", max_chars=MAX_TEXT_CHARS)
+    lab = replace(state.stored(LabParams), text=str(st.session_state["text"]))
+    params = state.current(ModelParams)
+    try:
+        run = model_run(lab.text)
+    except ValueError:
+        st.info(t("empty_text", lang), icon=":material/edit:")
+        state.close_page(lab, params)
+        return
+    reading_notes(run, lang)
+    heads_section(run, lang)
+    params = fill_section(run, params, lang)
+    roles_section(lang)
+    article_row_section(lang)
+    sqrt_section(lang)
+    training_section(lang)
+    state.close_page(lab, params)
+
+
+def reading_notes(run: ModelRun, lang: str) -> None:
+    """What the model could not read: unknown characters, and those past its last position."""
+    if run.unknown:
+        chars = literal(" ".join(run.unknown))
+        st.info(t("md_unknown", lang, chars=chars), icon=":material/help:")
+    if run.dropped:
+        positions = load_model().config.max_len
+        st.info(
+            t("md_cut", lang, positions=positions, dropped=run.dropped),
+            icon=":material/content_cut:",
+        )
+
+
+def heads_section(run: ModelRun, lang: str) -> None:
+    """Every layer × head as small heatmaps in one figure."""
+    st.subheader(t("md_heads_title", lang))
+    st.caption(t("md_heads_why", lang))
+    panels = figures.head_panels(run, lang)
+    chart("model_heads", heatmap, panels, lang=lang, large=state.present(), per_row=4)
+
+
+def fill_section(run: ModelRun, params: ModelParams, lang: str) -> ModelParams:
+    """Hide one character of the sentence; the model's guesses as bars, with a temperature."""
+    st.subheader(t("md_fill_title", lang))
+    st.caption(t("md_fill_why", lang))
+    left, right = st.columns(2)
+    with left:
+        number_input(ModelParams, "mask_at", lang, "md_fill_at", step=1)
+    with right:
+        number_input(ModelParams, "fill_temperature", lang, "md_fill_temperature", step=0.5)
+    params = state.current(ModelParams)
+    content = list(run.tokens[1:-1])
+    at = min(params.mask_at, len(content) - 1)
+    answer = content[at]
+    masked = "".join([*content[:at], MASK, *content[at + 1 :]])
+    safe_text(t("md_fill_masked", lang, masked=masked))
+    found = fill_mask(masked, top=TOP, temperature=params.fill_temperature)  # 5 ms: not kept
+    chart("fill_mask", figures.guesses_bars, found, lang, answer)
+    fill_verdict(found, answer, params.fill_temperature, lang)
+    return replace(params, mask_at=at)
+
+
+def fill_verdict(
+    found: list[tuple[str, float]], answer: str, temperature: float, lang: str
+) -> None:
+    """Where the hidden character is among the guesses."""
+    if answer not in load_model().index:
+        safe_text(t("md_fill_unknown", lang, answer=answer))
+        return
+    ranks = [ch for ch, _ in found]
+    if answer in ranks:
+        p = dict(found)[answer]
+        safe_text(t("md_fill_hit", lang, answer=answer, rank=ranks.index(answer) + 1, p=f"{p:.3f}"))
+    else:
+        safe_text(t("md_fill_miss", lang, answer=answer, top=len(found)))
+
+
+def roles_section(lang: str) -> None:
+    """The roles the heads took on held-out sentences, each head named by its strongest."""
+    st.subheader(t("md_roles_title", lang))
+    measured = load_head_report()
+    lengths = [len(text) + 2 for text in held_out_sentences(measured.sentences)]  # [CLS] [SEP]
+    uniform = f"{sum(1 / n for n in lengths) / len(lengths):.2f}"
+    why = t("md_roles_why", lang, sentences=measured.sentences, uniform=uniform, clear=CLEAR_ROLE)
+    st.caption(why)
+    chart("head_roles", heatmap, figures.roles_matrix(measured, lang), lang=lang, share=0.7)
+    layers, heads, _ = measured.role_weights.shape
+    lines = []
+    for layer in range(layers):
+        for head in range(heads):
+            role, score = measured.strongest(layer, head)
+            name = t(f"md_role_{role}", lang, clear=CLEAR_ROLE)
+            lines.append(
+                t(
+                    "md_role_line",
+                    lang,
+                    layer=layer + 1,
+                    head=head + 1,
+                    role=name,
+                    score=f"{score:.2f}",
+                )
+            )
+    st.markdown("\n".join(f"- {line}" for line in lines))
+
+
+def article_row_section(lang: str) -> None:
+    """喜's row of 我喜欢人工智能 in every head of the first layer, beside the article's."""
+    st.subheader(t("md_xi_title", lang))
+    st.caption(t("md_xi_why", lang))
+    run = model_run(ARTICLE_SENTENCE)
+    xi = run.tokens.index("喜")
+    rows = {t("md_xi_article", lang): list(ARTICLE_ROW.values())}
+    for head, steps in enumerate(run.layers[0]):
+        weights = steps.weights[xi]
+        rows[t("md_head_panel", lang, layer=1, head=head + 1)] = [
+            float(weights[run.tokens.index(ch)]) for ch in ARTICLE_ROW
+        ]
+    table = pd.DataFrame(rows, index=list(ARTICLE_ROW)).T.round(2)
+    st.dataframe(table, width="stretch")
+    heads = run.layers[0]
+    wo = max(range(len(heads)), key=lambda h: heads[h].weights[xi, run.tokens.index("我")])
+    huan = max(range(len(heads)), key=lambda h: heads[h].weights[xi, run.tokens.index("欢")])
+    numbers = {
+        "wo": f"{heads[wo].weights[xi, run.tokens.index('我')]:.2f}",
+        "huan": f"{heads[huan].weights[xi, run.tokens.index('欢')]:.2f}",
+    }
+    safe_text(t("md_xi_verdict", lang, head_wo=wo + 1, head_huan=huan + 1, **numbers))
+
+
+def sqrt_section(lang: str) -> None:
+    """Each head's score spread, raw against √d_k and scaled against 1, and its one-hot rows."""
+    st.subheader(t("md_sqrt_title", lang))
+    measured = load_head_report()
+    root = math.sqrt(measured.d_k)
+    st.caption(
+        t("md_sqrt_why", lang, sentences=measured.sentences, root=f"{root:g}", one_hot=ONE_HOT)
+    )
+    layers, heads = measured.std_raw.shape
+    table = pd.DataFrame(
+        {
+            t("md_sqrt_col_head", lang): [
+                t("md_head_panel", lang, layer=layer + 1, head=head + 1)
+                for layer in range(layers)
+                for head in range(heads)
+            ],
+            t("md_sqrt_col_raw", lang): measured.std_raw.ravel().round(2),
+            t("md_sqrt_col_scaled", lang): measured.std_scaled.ravel().round(2),
+            t("md_sqrt_col_one_hot", lang): [f"{share:.0%}" for share in measured.one_hot.ravel()],
+        }
+    )
+    st.dataframe(table, hide_index=True, width="stretch")
+    words = {
+        "raw_min": f"{measured.std_raw.min():.1f}",
+        "raw_max": f"{measured.std_raw.max():.1f}",
+        "scaled_min": f"{measured.std_scaled.min():.2f}",
+        "scaled_max": f"{measured.std_scaled.max():.2f}",
+        "peaked": int((measured.one_hot > 0.5).sum()),
+        "heads": measured.one_hot.size,
+        "root": f"{root:g}",
+    }
+    safe_text(t("md_sqrt_verdict", lang, **words))
+
+
+def training_section(lang: str) -> None:
+    """Data with its credit, size, the loss by epoch, held-out accuracy, and what it cannot do."""
+    st.subheader(t("md_train_title", lang))
+    model = load_model()
+    record, config = model.record, model.config
+    size = {
+        "train": f"{record['train_sentences']:,}",
+        "held": f"{record['held_out_sentences']:,}",
+        "layers": config.layers,
+        "heads": config.heads,
+        "d_model": config.d_model,
+        "d_k": config.d_k,
+        "vocab": f"{config.vocab_size:,}",
+        "params": f"{record['parameters']:,}",
+        "steps": f"{record['steps']:,}",
+        "minutes": f"{record['seconds'] / 60:.0f}",
+    }
+    safe_text(t("md_train_text", lang, **size))
+    chart("model_loss", figures.loss_curve, record["epochs"], lang)
+    scores = record["held_out"]
+    percent = {key: f"{scores[key]:.0%}" for key in ("top1", "top5")}
+    baseline = f"{scores['baseline_top1']:.0%}"
+    commonest = record["commonest_character"]
+    safe_text(t("md_train_score", lang, baseline=baseline, commonest=commonest, **percent))
+    st.caption(t("md_train_limits", lang))

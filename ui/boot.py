@@ -17,6 +17,7 @@ import threading
 # still import after these is a generated Plotly class, which imports only what is loaded here.
 LIBRARIES = (
     "ctypes.util",
+    "encodings.cp437",
     "numpy",
     "pandas",
     "pyarrow",
@@ -25,6 +26,7 @@ LIBRARIES = (
     "narwhals",
     "narwhals._interchange.dataframe",
     "orjson",
+    "PIL.Image",
     "plotly.animation",
     "plotly.graph_objects",
     "plotly.io",
@@ -53,4 +55,5 @@ def import_all() -> None:
 
         for name in (*LIBRARIES, *(page.module for page in PAGES)):
             importlib.import_module(name)
+        importlib.import_module("PIL.Image").init()  # its format plugins, for the favicon
         _done.set()

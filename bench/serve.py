@@ -24,9 +24,10 @@ def free_port() -> int:
 
 
 def wait_healthy(
-    base: str, process: subprocess.Popen[bytes], log: IO[bytes], seconds: float = 60
+    base: str, process: subprocess.Popen[bytes], log: IO[bytes] | None = None, seconds: float = 60
 ) -> None:
-    """Poll /_stcore/health until it answers ok; raise with the server's log if it dies."""
+    """Poll /_stcore/health until it answers ok; raise with the server's log (``log``, else its
+    stderr pipe) if it dies."""
     deadline = time.monotonic() + seconds
     while True:
         try:
@@ -34,8 +35,10 @@ def wait_healthy(
                 return
         except OSError:
             if process.poll() is not None or time.monotonic() > deadline:
-                log.seek(0)
-                output = log.read().decode(errors="replace")
+                if log is not None:
+                    log.seek(0)
+                source = log if log is not None else process.stderr
+                output = source.read().decode(errors="replace") if source else ""
                 raise RuntimeError(f"streamlit did not become healthy:\n{output}") from None
             time.sleep(0.2)
 

@@ -9,8 +9,7 @@ from streamlit.navigation.page import StreamlitPage  # noqa: E402
 
 from ui.kit import memory, state  # noqa: E402
 from ui.kit.pages import FAVICON, PAGES  # noqa: E402
-from ui.kit.settings import LANGS  # noqa: E402
-from ui.kit.text import t  # noqa: E402
+from ui.kit.text import LANGUAGES, t  # noqa: E402
 
 
 def navigation_pages(lang: str) -> list[StreamlitPage]:
@@ -37,7 +36,7 @@ st.set_page_config(
 with st.sidebar:
     st.radio(
         t("lang_label", state.lang()),
-        LANGS,
+        LANGUAGES,
         key="lang",
         horizontal=True,
         format_func=lambda code: {"zh": "中文", "en": "English"}[code],

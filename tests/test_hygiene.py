@@ -99,6 +99,19 @@ def test_a_page_imports_only_the_kit_the_core_and_other_pages_settings():
     assert wrong == []
 
 
+def test_no_page_branches_on_presenter_mode():
+    """Presenter mode lives in the kit (CSS for sizes, ``chart`` for large figures): no file of a
+    page folder asks for it, so every page has one layout."""
+    asking = [
+        f"{path.relative_to(ROOT)}:{number}"
+        for path in python_files("ui")
+        if path.relative_to(ROOT / "ui").parts[0] not in ("kit", "boot.py")
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if "present()" in line or "present_" in line or '"present"' in line
+    ]
+    assert asking == []
+
+
 def test_the_app_entry_knows_pages_only_by_the_registry():
     """streamlit_app.py imports the kit (and the warm-up) only, and builds its navigation from
     ui/kit/pages.py, whose every page is a folder with page.py, body.py and its nav title."""

@@ -8,7 +8,7 @@ from conftest import chart_keys, decode, figure, markdown_texts, open_app
 from numpy.testing import assert_allclose
 
 from ui.softmax.presets import PRESETS
-from viz_core import make_qkv, make_quiz, softmax
+from viz_core import ONE_HOT, make_qkv, make_quiz, softmax
 
 
 def bar_y(at, key, trace=0):
@@ -281,10 +281,10 @@ def test_animation_has_a_frame_per_d_and_a_caption_counted_from_its_frames():
     scaled = np.array([decode(frame["data"][1]["y"]).max() for frame in spec["frames"]])
     (caption,) = [c.value for c in at.caption if "Press ►" in c.value]
     assert f"ranges from {raw.min():.2f} to {raw.max():.2f}" in caption
-    assert f"above 0.99 at {(raw > 0.99).sum()} of the 14" in caption
+    assert f"above {ONE_HOT} at {(raw > ONE_HOT).sum()} of the 14" in caption
     assert (
-        f"from {scaled.min():.2f} to {scaled.max():.2f}, above 0.99 at {(scaled > 0.99).sum()}"
-        in caption
+        f"from {scaled.min():.2f} to {scaled.max():.2f}, "
+        f"above {ONE_HOT} at {(scaled > ONE_HOT).sum()}" in caption
     )
     assert "stays steady" not in caption
 

@@ -2,6 +2,7 @@
 
 from viz_core.attention import (
     ATTENTION_MASKS,
+    ONE_HOT,
     AttentionSteps,
     RowStats,
     attention,
@@ -105,6 +106,7 @@ __all__ = [
     "MAX_HEADS",
     "MAX_TOKENS",
     "NEVER",
+    "ONE_HOT",
     "OPTIMIZERS",
     "PAD",
     "QUESTION_KINDS",

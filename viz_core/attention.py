@@ -21,6 +21,7 @@ _Array = TypeVar("_Array", bound=npt.NDArray[np.generic])
 # The mask names attention() and resolve_mask() accept as strings; None means "none" too. A
 # padding mask needs the tokens, so callers build it with padding_mask() and pass the array.
 ATTENTION_MASKS = ("none", "causal")
+ONE_HOT = 0.9  # a row whose largest weight is above this reads as "nearly one-hot"
 
 
 def _read_only(x: npt.ArrayLike) -> FloatArray:
@@ -33,7 +34,7 @@ def _read_only(x: npt.ArrayLike) -> FloatArray:
     return view
 
 
-def _frozen(array: _Array) -> _Array:
+def frozen(array: _Array) -> _Array:
     """Make an array read-only, so that a frozen result really cannot change."""
     array.setflags(write=False)
     return array
@@ -197,7 +198,7 @@ def attend(
     d_k = q.shape[-1]
     divisor = (math.sqrt(d_k) if scale else 1.0) * temperature
     stacks = _stacked_steps(q, k, v, divisor, allowed)
-    allowed = _frozen(allowed)
+    allowed = frozen(allowed)
     if q.ndim == 2:
         # One head: give it a head axis of 1, so the per-head split below serves both shapes.
         q, k, v, stacks = q[None], k[None], v[None], [x[None] for x in stacks]
@@ -230,7 +231,7 @@ def _stacked_steps(
     masked = scaled if allowed.all() else np.where(allowed, scaled, -np.inf)
     weights = softmax(masked, axis=-1)
     output = weights @ v  # (h, n, m) x (h, m, d_v) -> (h, n, d_v)
-    return [_frozen(x) for x in (scores, scaled, masked, weights, output)]
+    return [frozen(x) for x in (scores, scaled, masked, weights, output)]
 
 
 @dataclass(frozen=True)
@@ -252,8 +253,8 @@ def row_stats(weights: npt.ArrayLike) -> RowStats:
     effective = np.where(row_sum > 0, np.exp(entropy), 0.0)
     max_weight = p.max(axis=-1, initial=0.0)
     return RowStats(
-        max_weight=_frozen(max_weight),
-        entropy=_frozen(entropy),
-        effective_tokens=_frozen(effective),
-        row_sum=_frozen(row_sum),
+        max_weight=frozen(max_weight),
+        entropy=frozen(entropy),
+        effective_tokens=frozen(effective),
+        row_sum=frozen(row_sum),
     )

@@ -10,9 +10,9 @@ from viz_core.attention import (
     AttentionSteps,
     FloatArray,
     Mask,
-    _frozen,
     attend,
     check_qkv,
+    frozen,
     resolve_mask,
 )
 from viz_core.qkv import D_MAX, D_MIN
@@ -125,15 +125,15 @@ def embed_qkv(
     q, k, v = projected
     w_q, w_k, w_v = shown
     return Projection(
-        embeddings=_frozen(embeddings),
-        positions=None if positions is None else _frozen(positions),
-        x=_frozen(x),
-        w_q=_frozen(w_q),
-        w_k=_frozen(w_k),
-        w_v=_frozen(w_v),
-        q=_frozen(q),
-        k=_frozen(k),
-        v=_frozen(v),
+        embeddings=frozen(embeddings),
+        positions=None if positions is None else frozen(positions),
+        x=frozen(x),
+        w_q=frozen(w_q),
+        w_k=frozen(w_k),
+        w_v=frozen(w_v),
+        q=frozen(q),
+        k=frozen(k),
+        v=frozen(v),
     )
 
 

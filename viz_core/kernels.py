@@ -16,8 +16,8 @@ from viz_core.attention import (
     BoolArray,
     FloatArray,
     Mask,
-    _frozen,
     check_qkv,
+    frozen,
     resolve_mask,
     softmax,
 )
@@ -101,7 +101,7 @@ def online_softmax(x: npt.ArrayLike, block: int = 3) -> OnlineSoftmax:
         [3.0, 5.0]
     """
     block = _whole(block, "block")
-    x = _frozen(np.array(x, dtype=np.float64, ndmin=1))
+    x = frozen(np.array(x, dtype=np.float64, ndmin=1))
     rows = x.reshape(math.prod(x.shape[:-1]), x.shape[-1])  # (r, n): one row per softmax
     with np.errstate(over="ignore"):  # x − m may round to −∞ for x ≈ −1e308: e^−∞ = 0 is right
         m, ell, trace = _max_and_sum_pass(rows, block, x.shape[:-1])
@@ -110,9 +110,9 @@ def online_softmax(x: npt.ArrayLike, block: int = 3) -> OnlineSoftmax:
         x=x,
         block=block,
         trace=tuple(trace),
-        m=_frozen(m.reshape(x.shape[:-1])),
-        l=_frozen(ell.reshape(x.shape[:-1])),
-        weights=_frozen(weights.reshape(x.shape)),
+        m=frozen(m.reshape(x.shape[:-1])),
+        l=frozen(ell.reshape(x.shape[:-1])),
+        weights=frozen(weights.reshape(x.shape)),
     )
 
 
@@ -125,7 +125,7 @@ def _max_and_sum_pass(
     trace = []
     for columns in _blocks(rows.shape[1], block):
         m, ell, rescale = _fold_block(rows[:, columns], m, ell)
-        state = (_frozen(a.reshape(batch_shape)) for a in (m, ell, rescale))
+        state = (frozen(a.reshape(batch_shape)) for a in (m, ell, rescale))
         trace.append(SoftmaxBlock(columns, *state))
     return m, ell, trace
 
@@ -244,9 +244,9 @@ def _flash_run(q: FloatArray, block_q: int, block_k: int, keys: _Keys) -> FlashR
     query_blocks = _blocks(len(q), block_q)
     output, m, ell, tiles, skipped = _query_blocks(q, query_blocks, keys)
     return FlashRun(
-        output=_frozen(output),
-        m=_frozen(m),
-        l=_frozen(ell),
+        output=frozen(output),
+        m=frozen(m),
+        l=frozen(ell),
         tiles=tuple(tiles),
         tile_count=len(query_blocks) * len(keys.blocks),
         skipped_tiles=skipped,
@@ -316,7 +316,7 @@ def _flash_rows(
         else:
             m, ell, acc = _flash_tile(q_blk, keys, cols, allowed, m, ell, acc)
         if keys.record:
-            state = _frozen(m), _frozen(ell), _frozen(_normalised(acc, ell))
+            state = frozen(m), frozen(ell), frozen(_normalised(acc, ell))
             tiles.append(FlashTile(qi, kj, rows, cols, is_skipped, *state))
     return m, ell, _normalised(acc, ell), tiles, skipped
 
@@ -394,11 +394,11 @@ def kv_cache_decode(
         weights[i, : i + 1] = softmax(scores)
         output[i] = weights[i, : i + 1] @ v_cache[: i + 1]  # (i + 1,) x (i + 1, d_v) -> (d_v,)
     return KVCacheRun(
-        output=_frozen(output),
-        weights=_frozen(weights),
+        output=frozen(output),
+        weights=frozen(weights),
         cache_lengths=tuple(range(1, len(q) + 1)),
-        k_cache=_frozen(k_cache),
-        v_cache=_frozen(v_cache),
+        k_cache=frozen(k_cache),
+        v_cache=frozen(v_cache),
     )
 
 

@@ -11,8 +11,8 @@ from viz_core.attention import (
     AttentionSteps,
     FloatArray,
     RowStats,
-    _frozen,
     attention,
+    frozen,
     padding_mask,
 )
 from viz_core.attention import row_stats as _row_stats
@@ -172,8 +172,8 @@ def _lab_result(
         row_sum_error=float(np.abs(attending - 1.0).max(initial=0.0)),
         per_head=tuple(per_head),
         head=head,
-        mean_weights=_frozen(np.mean([s.weights for s in per_head], axis=0)),
-        output=_frozen(np.hstack([s.output for s in per_head])),
+        mean_weights=frozen(np.mean([s.weights for s in per_head], axis=0)),
+        output=frozen(np.hstack([s.output for s in per_head])),
         projection=projection,
         repeats=repeated_rows(lab_tokens.tokens, steps.weights),
     )

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from viz_core.attention import AttentionSteps, attention, softmax
+from viz_core.attention import ONE_HOT, AttentionSteps, attention, softmax
 from viz_core.tokenize import CLS, SEP, tokenize
 
 FloatArray = npt.NDArray[np.float64]
@@ -194,7 +194,6 @@ def fill_mask(
 
 
 ROLES = ("previous", "next", "self", "special", "same")  # where a head's weight goes
-ONE_HOT = 0.9  # a row whose largest weight is above this counts as nearly one-hot
 CLEAR_ROLE = 0.4  # a head is named by its strongest role only when that role takes this much
 
 

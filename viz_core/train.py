@@ -8,16 +8,14 @@ import math
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import partial
-from typing import TypeVar
 
 import numpy as np
 import numpy.typing as npt
 
-from viz_core.attention import FloatArray, softmax
+from viz_core.attention import FloatArray, frozen, softmax
 
 IntArray = npt.NDArray[np.int64]
 Params = dict[str, FloatArray]
-_Array = TypeVar("_Array", bound=npt.NDArray[np.generic])
 Progress = Callable[[float], None] | None  # called with the fraction done, 0 … 1
 
 TASKS = ("previous", "reverse", "max")
@@ -44,12 +42,6 @@ SweepCell = Callable[[int, int], tuple[Sequence[int], Sequence[float]]]
 # Every random stream of a run is [seed, stream]: the same seed gives the same init and the
 # same batches whether scale is on or off, and held-out sequences never come from training.
 _INIT, _TRAIN, _HELD_OUT = 0, 1, 2
-
-
-def _frozen(array: _Array) -> _Array:
-    """Make an array read-only, so that a frozen result really cannot change."""
-    array.setflags(write=False)
-    return array
 
 
 def _check_int(name: str, value: int, low: int, high: int) -> None:
@@ -185,14 +177,14 @@ def forward(params: Params, tokens: IntArray, scale: bool = True) -> Forward:
     shifted = logits - logits.max(axis=1, keepdims=True)
     log_probs = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
     return Forward(
-        x=_frozen(x),
-        w_qk=_frozen(w_qk),
-        v=_frozen(v),
+        x=frozen(x),
+        w_qk=frozen(w_qk),
+        v=frozen(v),
         divisor=divisor,
-        scores=_frozen(scores),
-        weights=_frozen(weights),
-        output=_frozen(output),
-        log_probs=_frozen(log_probs),
+        scores=frozen(scores),
+        weights=frozen(weights),
+        output=frozen(output),
+        log_probs=frozen(log_probs),
     )
 
 
@@ -459,11 +451,11 @@ def train_head(
         batch_size=batch_size,
         seed=seed,
         probe=PROBE,
-        loss=_frozen(curves.loss),
-        grad_norm=_frozen(curves.grad_norm),
-        checkpoint_steps=_frozen(at),
-        weights=_frozen(curves.weights),
-        accuracy_curve=_frozen(curves.accuracy),
+        loss=frozen(curves.loss),
+        grad_norm=frozen(curves.grad_norm),
+        checkpoint_steps=frozen(at),
+        weights=frozen(curves.weights),
+        accuracy_curve=frozen(curves.accuracy),
         accuracy=float(curves.accuracy[-1]),
         initial_score_std=curves.initial_score_std,
         diverged_at=trainer.diverged_at,
@@ -582,8 +574,8 @@ def steps_to_accuracy(
         max_steps=max_steps,
         d_ks=tuple(int(d) for d in d_ks),
         seeds=tuple(int(s) for s in seeds),
-        scaled=_frozen(found[0]),
-        unscaled=_frozen(found[1]),
-        score_std_scaled=_frozen(std[0].mean(axis=1)),
-        score_std_unscaled=_frozen(std[1].mean(axis=1)),
+        scaled=frozen(found[0]),
+        unscaled=frozen(found[1]),
+        score_std_scaled=frozen(std[0].mean(axis=1)),
+        score_std_unscaled=frozen(std[1].mean(axis=1)),
     )

@@ -14,9 +14,9 @@ from viz_core.attention import (
     BoolArray,
     FloatArray,
     Mask,
-    _frozen,
     _read_only,
     attend,
+    frozen,
     resolve_mask,
 )
 from viz_core.kernels import _whole
@@ -62,8 +62,8 @@ def grouped_query_attention(
     q, k, v = _check_gqa(q, k, v, heads, kv_heads)
     group = heads // kv_heads
     shared = np.arange(heads) // group  # (heads,): the kv head each query head reads
-    k_heads = _frozen(_split_heads(k, kv_heads)[shared])  # (heads, m, d_k), a copy per head
-    v_heads = _frozen(_split_heads(v, kv_heads)[shared])  # (heads, m, d_v)
+    k_heads = frozen(_split_heads(k, kv_heads)[shared])  # (heads, m, d_k), a copy per head
+    v_heads = frozen(_split_heads(v, kv_heads)[shared])  # (heads, m, d_v)
     allowed = resolve_mask(mask, q.shape[0], k.shape[0])
     return attend(_split_heads(q, heads), k_heads, v_heads, scale, allowed, 1.0)
 
@@ -103,7 +103,7 @@ def sliding_window_mask(n: int, window: int) -> BoolArray:
     n, window = _whole(n, "n", least=0), _whole(window, "The window")
     causal = np.tri(n, dtype=np.bool_)  # j ≤ i
     too_old = np.tri(n, k=-window, dtype=np.bool_)  # j ≤ i − window
-    return _frozen(causal & ~too_old)
+    return frozen(causal & ~too_old)
 
 
 def rope(
@@ -144,4 +144,4 @@ def rope(
     rotated = np.empty((n, d))
     rotated[:, 0::2] = even * cos - odd * sin
     rotated[:, 1::2] = even * sin + odd * cos
-    return _frozen(rotated)
+    return frozen(rotated)

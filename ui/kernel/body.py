@@ -31,12 +31,8 @@ LONG_BLOCK = 64  # the tile GPU kernels use
 LONG_D = 64  # a BERT-base head
 
 
-def _number(value: float, digits: int = 4) -> str:
-    return format_value(float(value), digits)
-
-
 def _vector(values: np.ndarray) -> str:
-    return ", ".join(_number(v, 3) for v in values[:3])
+    return ", ".join(format_value(v, 3) for v in values[:3])
 
 
 def render() -> None:
@@ -91,14 +87,13 @@ def softmax_section(lang: str) -> None:
         reference = softmax(run.x)
         safe_text(softmax_why(run, lang))
     with right:
-        large = state.present()
         chart(
             "online_softmax_steps", figures.online_softmax_steps, run, reference, XI_TOKENS,
-            lang=lang, large=large,
+            lang=lang,
         )  # fmt: skip
         error = float(np.abs(run.weights - reference).max())
-        total = _number(run.l * np.exp(run.m))
-        safe_text(t("kn_softmax_check", lang, error=_number(error, 2), total=total))
+        total = format_value(run.l * np.exp(run.m))
+        safe_text(t("kn_softmax_check", lang, error=format_value(error, 2), total=total))
     st.dataframe(softmax_table(run, lang), hide_index=True, width="stretch")
 
 
@@ -106,7 +101,7 @@ def softmax_why(run: OnlineSoftmax, lang: str) -> str:
     """What the running max did on this row: how often it rose, and the first rescale."""
     trace = run.trace
     rises = [i for i in range(1, len(trace)) if trace[i].m > trace[i - 1].m]
-    fields = {"m": _number(run.m), "l": _number(run.l), "blocks": len(trace)}
+    fields = {"m": format_value(run.m), "l": format_value(run.l), "blocks": len(trace)}
     if not rises:
         return t("kn_softmax_why_once", lang, **fields)
     first = trace[rises[0]]
@@ -116,7 +111,7 @@ def softmax_why(run: OnlineSoftmax, lang: str) -> str:
         lang,
         rises=len(rises),
         token=tokens,
-        rescale=_number(first.rescale, 3),
+        rescale=format_value(first.rescale, 3),
         **fields,
     )
 
@@ -130,8 +125,8 @@ def softmax_table(run: OnlineSoftmax, lang: str) -> pd.DataFrame:
             f"{token} {value:.4g}"
             for token, value in zip(XI_TOKENS[block.columns], read, strict=True)
         )
-        rescale = "—" if b == 0 else _number(block.rescale)
-        rows.append([b + 1, entries, _number(block.m), rescale, _number(block.l)])
+        rescale = "—" if b == 0 else format_value(block.rescale)
+        rows.append([b + 1, entries, format_value(block.m), rescale, format_value(block.l)])
     columns = ["kn_col_block", "kn_col_read", "kn_col_m", "kn_col_rescale", "kn_col_l"]
     return pd.DataFrame(rows, columns=[t(c, lang) for c in columns])
 
@@ -196,7 +191,7 @@ def flash_section(result: LabResult, lang: str) -> None:
     with right:
         chart(
             "flash_tiles", figures.flash_tiles, view.tiles, view.masked, index, result.tokens,
-            lang=lang, large=state.present(),
+            lang=lang,
         )  # fmt: skip
     st.dataframe(tile_table(view, index, result.tokens, lang), hide_index=True, width="stretch")
     memory_text(view, lang)
@@ -230,11 +225,11 @@ def tile_table(view: FlashView, index: int, tokens: tuple[str, ...], lang: str) 
         rows.append(
             [
                 tokens[i],
-                _number(m_old[r]),
-                _number(tile.m[r]),
-                _number(rescale if np.isfinite(m_old[r]) else 0.0),
-                _number(l_old[r]),
-                _number(tile.l[r]),
+                format_value(m_old[r]),
+                format_value(tile.m[r]),
+                format_value(rescale if np.isfinite(m_old[r]) else 0.0),
+                format_value(l_old[r]),
+                format_value(tile.l[r]),
                 _vector(tile.output[r]),
                 _vector(view.plain[i]),
             ]
@@ -269,14 +264,14 @@ def comparison(view: FlashView, tokens: tuple[str, ...], lang: str) -> None:
     """The tiled output beside the lab's plain output, row by row, with their difference."""
     n, d_v = view.plain.shape
     st.markdown(f"**{t('kn_compare_title', lang)}**")
-    safe_text(t("kn_compare", lang, error=_number(view.error, 2), n=n, d_v=d_v))
+    safe_text(t("kn_compare", lang, error=format_value(view.error, 2), n=n, d_v=d_v))
     delta = np.abs(view.full.output - view.plain).max(axis=1)
     table = pd.DataFrame(
         {
             t("kn_col_query", lang): list(tokens),
             t("kn_col_flash", lang): [_vector(o) for o in view.full.output],
             t("kn_col_plain", lang): [_vector(o) for o in view.plain],
-            t("kn_col_delta", lang): [_number(x, 2) for x in delta],
+            t("kn_col_delta", lang): [format_value(x, 2) for x in delta],
         }
     )
     st.dataframe(table, hide_index=True, width="stretch")
@@ -303,7 +298,7 @@ def cache_section(result: LabResult, lang: str) -> None:
     with right:
         chart(
             "kv_cache", figures.kv_cache, view.run.weights, result.tokens, KV_CACHE_MODELS,
-            lang=lang, large=state.present(),
+            lang=lang,
         )  # fmt: skip
     cache_check(view, n, d_k, result.mask, lang)
     bytes_table(n, lang)
@@ -316,7 +311,7 @@ def cache_check(view: CacheView, n: int, d_k: int, mask: str, lang: str) -> None
         t(
             "kn_cache_check",
             lang,
-            error=_number(view.error, 2),
+            error=format_value(view.error, 2),
             lengths=", ".join(str(length) for length in view.run.cache_lengths[:6]),
             held=f"{held:,}",
             n=n,

@@ -3,7 +3,9 @@
 import dataclasses
 import hashlib
 import html
+import inspect
 from collections.abc import Callable, Hashable
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -84,6 +86,12 @@ def shown(build: Callable[..., Any], *args: Any, **kwargs: Any) -> go.Figure:
     return FIGURES.get(key, make)
 
 
+@cache
+def takes_large(build: Callable[..., Any]) -> bool:
+    """Whether a figure builder has a ``large`` (projector) variant."""
+    return "large" in inspect.signature(build).parameters
+
+
 def chart(
     key: str,
     build: Callable[..., Any],
@@ -94,7 +102,10 @@ def chart(
     """The chart keyed ``key``: ``build(*args, **kwargs)`` (a figure dict or a ``go.Figure``),
     with alt text and the app's modebar, whose camera button saves <key>.png; ``select`` is
     called when a point is clicked. A ``go.Figure`` is sent as it is, where Streamlit would
-    validate a dict on every run: so each is built once (``shown``)."""
+    validate a dict on every run: so each is built once (``shown``). A builder that takes
+    ``large`` gets it from presenter mode: pages never branch on the mode."""
+    if takes_large(build):
+        kwargs.setdefault("large", state.present())
     fig = shown(build, *args, **kwargs)
     config = {**CONFIG, "toImageButtonOptions": {"format": "png", "scale": 2, "filename": key}}
     picked = {"on_select": select, "selection_mode": "points"} if select else {}

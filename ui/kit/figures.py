@@ -92,6 +92,7 @@ def tick_labels(tokens: tuple[str, ...] | list[str]) -> list[str]:
 
 def format_value(value: float, digits: int = 4) -> str:
     """A number with ``digits`` significant digits; never 'nan' or 'inf' shown as a number."""
+    value = float(value)
     if math.isnan(value):
         return "—"
     if math.isinf(value):
@@ -103,9 +104,16 @@ def format_small(value: float) -> str:
     """A rounding error such as max |Σ − 1|: 0 when exactly 0, else like 2.2 × 10⁻¹⁶."""
     if value == 0:
         return "0"
-    mantissa, exponent = f"{value:.1e}".split("e")
-    digits = str(int(exponent)).translate(str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"))
-    return f"{mantissa} × 10{digits}"
+    return scientific(value, 1)
+
+
+SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def scientific(value: float, decimals: int) -> str:
+    """``value`` as a mantissa with ``decimals`` decimals times a power of ten: 4.23 × 10⁻⁵."""
+    mantissa, exponent = f"{value:.{decimals}e}".split("e")
+    return f"{mantissa} × 10{str(int(exponent)).translate(SUPERSCRIPT)}"
 
 
 def format_cell(value: float, kind: str) -> str:

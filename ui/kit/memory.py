@@ -61,7 +61,7 @@ def trim() -> bool:
     return bool(LIBC is not None and LIBC.malloc_trim(0))
 
 
-_frozen = {"modules": 0}  # how many modules were loaded at the last freeze
+_last_freeze = {"modules": 0}  # how many modules were loaded at the last freeze
 _freezing = threading.Lock()
 
 
@@ -69,9 +69,9 @@ def freeze_modules() -> bool:
     """After a run that loaded modules: collect once, then freeze everything alive, so that later
     collections walk only what runs create. True when it froze."""
     with _freezing:
-        if len(sys.modules) == _frozen["modules"]:
+        if len(sys.modules) == _last_freeze["modules"]:
             return False
-        _frozen["modules"] = len(sys.modules)
+        _last_freeze["modules"] = len(sys.modules)
         for kept in CACHES:  # a frozen result with cycles (a go.Figure) would outlive its cache
             if kept.cycles:
                 kept.clear()

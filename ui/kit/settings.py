@@ -13,10 +13,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Self
 
+from ui.kit.text import LANGUAGES
+
 QueryValue = str | list[str]
 Query = Mapping[str, QueryValue]
 Bound = float | Callable[[dict[str, Any]], float]  # a number, or one from the fields read so far
-LANGS = ("zh", "en")
 _DIGITS = re.compile(r"[+-]?[0-9]+")
 _SEPARATORS = re.compile(r"[,，;；\s]+")
 MAX_VALUES = 12  # numbers in a list of numbers (the softmax lesson's input)
@@ -122,7 +123,7 @@ class Settings:
 
     def to_query(self) -> dict[str, str]:
         """The URL query that restores these settings."""
-        return {key: format_value(value) for key, value in dataclasses.asdict(self).items()}  # type: ignore[call-overload]
+        return {key: url_text(value) for key, value in dataclasses.asdict(self).items()}  # type: ignore[call-overload]
 
 
 _COERCE: dict[str, Callable[[Any], Any]] = {
@@ -147,7 +148,7 @@ class _Reader:
         return value
 
     def replaced(self, key: str, used: object) -> None:
-        self.notes.append(Note(key, format_value(used)))
+        self.notes.append(Note(key, url_text(used)))
 
     def read(self, key: str, default: Any, spec: Spec, values: dict[str, Any]) -> Any:
         """One field's value from the query, with a note when it had to be replaced."""
@@ -252,7 +253,7 @@ def parse_values(raw: str) -> tuple[float, ...] | None:
     return tuple(float(value) for value in values if value is not None)
 
 
-def format_value(value: object) -> str:
+def url_text(value: object) -> str:
     """A setting as the URL writes it: true/false, 1.5 rather than 1.50000, text as it is."""
     if isinstance(value, bool):
         return "true" if value else "false"
@@ -265,7 +266,7 @@ def format_value(value: object) -> str:
 class AppSettings(Settings):
     """What every page shares: the language and presenter mode."""
 
-    lang: str = choice("zh", LANGS)
+    lang: str = choice("zh", LANGUAGES)
     present: bool = flag(False)
 
 

@@ -15,10 +15,10 @@ import streamlit as st
 from ui.kit.settings import (
     Note,
     Settings,
-    format_value,
     locale_to_lang,
     parse_lang,
     parse_present,
+    url_text,
 )
 from ui.kit.text import t
 
@@ -86,7 +86,7 @@ def fit(settings: type[Settings]) -> list[Note]:
     declaration, with a note: the lab's d goes to 8192, a trained head's only to 1024."""
     # Bounded fields only: free text typed into this page's own box is the page's to judge.
     bounded = [name for name, spec in settings.specs().items() if spec.kind not in FREE_TEXT]
-    query = {name: format_value(st.session_state[name]) for name in bounded}
+    query = {name: url_text(st.session_state[name]) for name in bounded}
     parsed, notes = settings.parse(query)
     for note in notes:
         st.session_state[note.key] = getattr(parsed, note.key)

@@ -46,8 +46,7 @@ def lab_view(lang: str) -> None:
     if sidebar_is_stale():
         st.rerun(scope="app")  # the page's run lists the heads of the new d
     row_as_number()
-    if not state.present():
-        text_box(lang)
+    text_box(lang)
     teacher_bar(lang)
     heads_note(lang)
     params = state.current(LabParams)
@@ -62,11 +61,8 @@ def lab_view(lang: str) -> None:
             icon=":material/content_cut:",
         )
     params = row_inside(params, len(result.tokens), lang)
-    if not state.present():
-        tokens_section(result, params, lang)
     stage_view(params, lang)
-    if state.present():
-        tokens_section(result, params, lang)
+    tokens_section(result, params, lang)
     every_row(result, lang)
     if result.projection is not None:
         projection_views(result, lang)
@@ -95,12 +91,7 @@ def stage_view(params: LabParams, lang: str) -> None:
     params = replace(params, row=row, stage=stage_picker(lang))
     figure_side, row_side = st.columns([3, 2], gap="medium")
     with figure_side:
-        # On a projector the figure comes first, its explanation below it; else the other way,
-        # in the order the stage writes them (two containers would be two more blocks a run).
-        text = figure = figure_side
-        if state.present():
-            figure, text = st.container(), st.container()
-        STAGE_VIEWS[params.stage](result, row, lang, text, figure)
+        STAGE_VIEWS[params.stage](result, row, lang)
     tokens = result.tokens  # the label function outlives the run: it must not hold the result
     with row_side:
         row_panel(result, row, lang)

@@ -5,7 +5,6 @@ import secrets
 
 import streamlit as st
 
-from ui.kit import state
 from ui.kit.display import number_input, picker, radio
 from ui.kit.text import t
 from ui.lab.settings import MAX_TEXT_CHARS, LabParams
@@ -26,13 +25,10 @@ def _set_model(d: int, heads: int) -> None:
 
 
 def controls(lang: str) -> None:
-    """The sidebar: what a lesson changes less often than d, scaling and the mask, which sit
-    above the figure (``teacher_bar``). On a projector the sentence box is here too, so that the
-    figure keeps the first screen; else it heads the page's view (``text_box``)."""
+    """The sidebar: what a lesson changes less often than the sentence, d, scaling and the mask,
+    which sit above the figure (``text_box``, ``teacher_bar``)."""
     with st.sidebar:
         st.header(t("controls", lang))
-        if state.present():
-            text_box(lang)
         st.toggle(t("special_label", lang), key="special", help=t("special_help", lang))
         number_input(LabParams, "seed", lang, "seed", step=1)
         st.button(

@@ -1,27 +1,23 @@
 """The lab's stage view: one stage of the computation at a time, beside the selected row.
 
-Each stage is a function: its heading, its formula, two or three sentences of why, what changed
-from the previous stage (computed), and one large heatmap keyed ``<stage>_heatmap``.
+Each stage is a function, top to bottom: its heading and formula, one large heatmap keyed
+``<stage>_heatmap``, then two or three sentences of why and what changed (computed).
 """
 
 import math
 from collections.abc import Callable
 
 import streamlit as st
-from streamlit.delta_generator import DeltaGenerator
 
-from ui.kit import state
 from ui.kit.display import chart, heading, safe_text, train_link
 from ui.kit.figures import format_small
 from ui.kit.formulas import mask_latex, scale_latex
 from ui.kit.heatmap import Matrix, heatmap
 from ui.kit.text import t
 from ui.lab import figures
-from viz_core import LabResult, jacobian_norm
+from viz_core import ONE_HOT, LabResult, jacobian_norm
 
-Box = DeltaGenerator  # where a stage writes its explanation, and where its figure
 OUTPUT_DIMS = 8  # dimensions of V shown in the output stage
-ONE_HOT = 0.9  # a largest weight above this reads as "nearly one-hot"
 CLOSE = 0.1  # largest weights of the two rows within this read as "close"
 
 
@@ -59,103 +55,91 @@ def stage_heatmap(result: LabResult, stage: str, row: int, lang: str) -> None:
         selected_row=row,
         clickable=weights,
     )
-    options = {"lang": lang, "large": state.present(), "share": 0.58}
+    options = {"lang": lang, "share": 0.58}
     chart(f"{stage}_heatmap", heatmap, matrix, select=_on_pick if weights else None, **options)
 
 
-def scores_stage(result: LabResult, row: int, lang: str, text: Box, figure: Box) -> None:
+def scores_stage(result: LabResult, row: int, lang: str) -> None:
     """QKᵀ: every query against every key."""
     sqrt_d = f"{math.sqrt(result.steps.d_k):.4g}"
-    with text:
-        heading(t("scores_title", lang), r"S = Q K^{\top},\quad S_{ij} = q_i \cdot k_j")
-        st.caption(t("scores_why", lang, sqrt_d=sqrt_d))
-        safe_text(t("changed_scores", lang, std=f"{result.std_scores:.3g}", sqrt_d=sqrt_d))
-    with figure:
-        stage_heatmap(result, "scores", row, lang)
+    heading(t("scores_title", lang), r"S = Q K^{\top},\quad S_{ij} = q_i \cdot k_j")
+    stage_heatmap(result, "scores", row, lang)
+    st.caption(t("scores_why", lang, sqrt_d=sqrt_d))
+    safe_text(t("changed_scores", lang, std=f"{result.std_scores:.3g}", sqrt_d=sqrt_d))
 
 
-def scaled_stage(result: LabResult, row: int, lang: str, text: Box, figure: Box) -> None:
+def scaled_stage(result: LabResult, row: int, lang: str) -> None:
     """÷√d (and the temperature), or nothing when scaling is off."""
     steps = result.steps
     spread = {"divisor": f"{steps.divisor:.4g}", "before": f"{result.std_scores:.3g}"}
-    heads = len(result.per_head)
     after = f"{result.std_scores / steps.divisor:.3g}"
-    with text:
-        if steps.scale:
-            heading(t("scaled_title", lang), scale_latex(steps.d_k, steps.temperature, heads))
-            st.caption(t("scaled_why_on", lang, sqrt_d=f"{math.sqrt(steps.d_k):.4g}"))
-        else:
-            divided = "" if steps.temperature == 1 else f" / {steps.temperature:g}"
-            heading(t("scaled_title", lang), rf"S' = S{divided}")
-            st.caption(t("scaled_why_off", lang))
-            train_link(lang)
-        key = "changed_scaled" if steps.divisor != 1 else "changed_scaled_none"
-        safe_text(t(key, lang, after=after, **spread))
-    with figure:
-        stage_heatmap(result, "scaled", row, lang)
+    if steps.scale:
+        formula = scale_latex(steps.d_k, steps.temperature, len(result.per_head))
+    else:
+        formula = rf"S' = S{'' if steps.temperature == 1 else f' / {steps.temperature:g}'}"
+    heading(t("scaled_title", lang), formula)
+    stage_heatmap(result, "scaled", row, lang)
+    if steps.scale:
+        st.caption(t("scaled_why_on", lang, sqrt_d=f"{math.sqrt(steps.d_k):.4g}"))
+    else:
+        st.caption(t("scaled_why_off", lang))
+        train_link(lang)
+    key = "changed_scaled" if steps.divisor != 1 else "changed_scaled_none"
+    safe_text(t(key, lang, after=after, **spread))
 
 
-def masked_stage(result: LabResult, row: int, lang: str, text: Box, figure: Box) -> None:
+def masked_stage(result: LabResult, row: int, lang: str) -> None:
     """The mask: −∞ where a query may not look."""
     allowed = result.steps.allowed
     hidden = int(allowed.size - allowed.sum())
-    with text:
-        heading(t("masked_title", lang), mask_latex(lang))
-        st.caption(t(f"masked_why_{result.mask}", lang))
-        safe_text(t("changed_masked", lang, hidden=hidden, cells=allowed.size))
-        if result.mask != "none":
-            safe_text(t("mask_renormalised", lang, error=format_small(result.row_sum_error)))
-    with figure:
-        stage_heatmap(result, "masked", row, lang)
+    heading(t("masked_title", lang), mask_latex(lang))
+    stage_heatmap(result, "masked", row, lang)
+    st.caption(t(f"masked_why_{result.mask}", lang))
+    safe_text(t("changed_masked", lang, hidden=hidden, cells=allowed.size))
+    if result.mask != "none":
+        safe_text(t("mask_renormalised", lang, error=format_small(result.row_sum_error)))
 
 
-def weights_stage(result: LabResult, row: int, lang: str, text: Box, figure: Box) -> None:
+def weights_stage(result: LabResult, row: int, lang: str) -> None:
     """Softmax on every row: the attention weights; a click selects a row."""
     top = f"{result.stats.max_weight[row]:.3f}"
-    with text:
-        softmax = r"A_{ij} = \operatorname{softmax}(M_i)_j = \frac{e^{M_{ij}}}{\sum_k e^{M_{ik}}}"
-        heading(t("weights_title", lang), softmax)
-        st.caption(t("weights_why", lang))
-        safe_text(t("changed_weights", lang, token=result.tokens[row], top=top))
-    with figure:
-        stage_heatmap(result, "weights", row, lang)
+    softmax = r"A_{ij} = \operatorname{softmax}(M_i)_j = \frac{e^{M_{ij}}}{\sum_k e^{M_{ik}}}"
+    heading(t("weights_title", lang), softmax)
+    stage_heatmap(result, "weights", row, lang)
+    st.caption(t("weights_why", lang))
+    safe_text(t("changed_weights", lang, token=result.tokens[row], top=top))
 
 
-def output_stage(result: LabResult, row: int, lang: str, text: Box, figure: Box) -> None:
+def output_stage(result: LabResult, row: int, lang: str) -> None:
     """×V: the selected row's output, a weighted sum of the value vectors."""
     steps, tokens = result.steps, result.tokens
     dims = min(OUTPUT_DIMS, steps.v.shape[1])
-    with text:
-        heading(t("output_title", lang), r"o_i = \sum_j A_{ij}\, v_j")
-        safe_text(t("output_why", lang, token=tokens[row], dims=dims))
-        weighted = zip(steps.weights[row], tokens, strict=True)
-        terms = " + ".join(f"{w:.2f}·V({token})" for w, token in weighted)
-        st.code(f"{tokens[row]} = {terms}", language=None, wrap_lines=True)
+    heading(t("output_title", lang), r"o_i = \sum_j A_{ij}\, v_j")
     contributions, output = steps.contributions(row), steps.output[row]
-    large = state.present()
-    with figure:
-        chart(
-            "output_heatmap", figures.output_heatmap, contributions, output, tokens, lang=lang,
-            dims=dims, large=large,
-        )  # fmt: skip
+    chart(
+        "output_heatmap", figures.output_heatmap, contributions, output, tokens, lang=lang,
+        dims=dims,
+    )  # fmt: skip
+    safe_text(t("output_why", lang, token=tokens[row], dims=dims))
+    weighted = zip(steps.weights[row], tokens, strict=True)
+    terms = " + ".join(f"{w:.2f}·V({token})" for w, token in weighted)
+    st.code(f"{tokens[row]} = {terms}", language=None, wrap_lines=True)
 
 
-def all_stages(result: LabResult, row: int, lang: str, text: Box, figure: Box) -> None:
+def all_stages(result: LabResult, row: int, lang: str) -> None:
     """The four matrices side by side, in one figure, to see what each step does."""
     steps = result.steps
     matrices = [steps.scores, steps.scaled, steps.masked, steps.weights]
     titles = [t(f"stage_{stage}", lang) for stage in ("scores", "scaled", "masked", "weights")]
-    with text:
-        heading(t("stages_all_title", lang))
-        st.caption(t("stages_all_why", lang))
-    with figure:
-        chart(
-            "stages_overview", figures.stages_overview, matrices, titles, result.tokens,
-            steps.allowed, lang=lang, large=state.present(),
-        )  # fmt: skip
+    heading(t("stages_all_title", lang))
+    chart(
+        "stages_overview", figures.stages_overview, matrices, titles, result.tokens,
+        steps.allowed, lang=lang,
+    )  # fmt: skip
+    st.caption(t("stages_all_why", lang))
 
 
-STAGE_VIEWS: dict[str, Callable[[LabResult, int, str, Box, Box], None]] = {
+STAGE_VIEWS: dict[str, Callable[[LabResult, int, str], None]] = {
     "scores": scores_stage,
     "scaled": scaled_stage,
     "masked": masked_stage,
@@ -173,7 +157,7 @@ def row_panel(result: LabResult, row: int, lang: str) -> None:
     safe_text(t("bars_title", lang, token=token), tag="h3")
     chart(
         "row_bars", figures.row_bars, result.steps.weights[row], result.contrast.weights[row],
-        result.tokens, scaled=result.steps.scale, lang=lang, large=state.present(),
+        result.tokens, scaled=result.steps.scale, lang=lang,
     )  # fmt: skip
     numbers = {
         # what softmax gets: each column divides by the temperature too

@@ -76,7 +76,7 @@ def heads_section(run: ModelRun, lang: str) -> None:
     st.subheader(t("md_heads_title", lang))
     st.caption(t("md_heads_why", lang))
     panels = figures.head_panels(run, lang)
-    chart("model_heads", heatmap, panels, lang=lang, large=state.present(), per_row=4)
+    chart("model_heads", heatmap, panels, lang=lang, per_row=4)
 
 
 def fill_section(run: ModelRun, params: ModelParams, lang: str) -> ModelParams:

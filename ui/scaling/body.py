@@ -13,6 +13,7 @@ from ui.scaling import figures
 from ui.scaling.settings import ScalingParams
 from viz_core import (
     EXPERIMENT_DS,
+    ONE_HOT,
     Saturation,
     Sharpening,
     VarianceExperiment,
@@ -26,7 +27,8 @@ SAMPLES = 2000  # random pairs per d: ±3 % on each variance, and d = 8192 in un
 TRIALS = 200  # rows of n scores per d for the saturation curves
 ROW_TOKENS = 9  # the articles' 9 × 9 example
 PRESETS = (64, 1536, 6144)
-ONE_HOT = 0.99  # a largest weight above this counts as one-hot
+
+VARIANCE_HEIGHT, HISTOGRAM_HEIGHT = 400, 340  # px: each fits a first screen below the controls
 
 
 # Seconds of computing per script run before the page reruns itself for the rest: the slowest
@@ -104,10 +106,8 @@ def render() -> None:
     computed(params, lang)
     if params.distribution == "uniform":
         st.info(t("sc_uniform_note", lang), icon=":material/straighten:")
-    # On a projector the figure that d and its presets change comes first.
-    sections = [variance_section, histogram_section]
-    for section in sections[:: -1 if state.present() else 1]:
-        section(params, lang)
+    variance_section(params, lang)
+    histogram_section(params, lang)
     saturation_section(params, lang)
     animation_section(params, lang)
     state.close_page(params)
@@ -133,19 +133,13 @@ def controls(lang: str) -> None:
 def variance_section(params: ScalingParams, lang: str) -> None:
     """Var(q·k) grows like d; divided by √d it stays put."""
     experiment = variance_experiment(params.distribution)
-    text, figure = st.container(), st.container()
-    if state.present():  # on a projector the figure comes first, its explanation below
-        text, figure = figure, text
-    with figure:
-        height = 400 if state.present() else 440
-        chart("variance_chart", figures.variance_chart, experiment, lang=lang, height=height)
-    with text:
-        variance_text(params.distribution == "uniform", lang)
+    st.subheader(t("sc_variance_title", lang))
+    chart("variance_chart", figures.variance_chart, experiment, lang=lang, height=VARIANCE_HEIGHT)
+    variance_text(params.distribution == "uniform", lang)
 
 
 def variance_text(uniform: bool, lang: str) -> None:
-    """The heading, the formula and the why of the variance experiment."""
-    st.subheader(t("sc_variance_title", lang))
+    """The formula and the why of the variance experiment."""
     st.latex(
         r"\operatorname{Var}(q\cdot k) = \sum_{i=1}^{d}\operatorname{Var}(q_i k_i) = "
         + (r"d \cdot \tfrac{1}{3}\cdot\tfrac{1}{3} = \tfrac{d}{9}" if uniform else r"d")
@@ -170,18 +164,12 @@ def histogram_section(params: ScalingParams, lang: str) -> None:
         "std_scaled": f"{(dots / sqrt_d).std():.3g}",
         "theory_scaled": f"{entry_variance:.3g}",
     }
-    text, figure = st.container(), st.container()
-    if state.present():  # on a projector the figure comes first, its explanation below
-        text, figure = figure, text
-    with text:
-        st.subheader(t("sc_histogram_title", lang, d=f"{params.d:,}"))
-        safe_text(t("sc_histogram_why", lang, **numbers))
-    height = 320 if state.present() else 360
-    with figure:
-        chart(
-            "dot_histogram", figures.dot_histogram, dots, params.d, theory_std, lang=lang,
-            height=height,
-        )  # fmt: skip
+    st.subheader(t("sc_histogram_title", lang, d=f"{params.d:,}"))
+    chart(
+        "dot_histogram", figures.dot_histogram, dots, params.d, theory_std, lang=lang,
+        height=HISTOGRAM_HEIGHT,
+    )  # fmt: skip
+    safe_text(t("sc_histogram_why", lang, **numbers))
     st.caption(t("sc_article_table", lang))
 
 
@@ -217,8 +205,9 @@ def animation_section(params: ScalingParams, lang: str) -> None:
         "scaled_max": f"{top_scaled.max():.2f}",
         "scaled_onehot": int((top_scaled > ONE_HOT).sum()),
         "d_count": len(rows.ds),
+        "one_hot": ONE_HOT,
     }
-    verdict = "spread" if numbers["scaled_onehot"] == 0 and top_scaled.max() < 0.9 else "mixed"
+    verdict = "spread" if numbers["scaled_onehot"] == 0 and top_scaled.max() < ONE_HOT else "mixed"
     st.caption(
         t("sc_animation_why", lang, **numbers) + " " + t(f"sc_animation_verdict_{verdict}", lang)
     )

@@ -20,6 +20,8 @@ from viz_core import (
     softmax_jacobian,
 )
 
+CHART_HEIGHT = 340  # px: the bars and the controls above them fit a 1280 × 720 first screen
+
 
 @shared(max_mb=1)
 def compute(values: tuple[float, ...], divisor: float) -> SoftmaxBreakdown:
@@ -34,20 +36,17 @@ def _use_preset(name: str) -> None:
     st.session_state.target = LARGEST
 
 
-def _number(value: float) -> str:
-    return format_value(float(value), digits=6)
-
-
 def _naive(value: float, lang: str) -> str:
     if value != value:  # NaN: ∞/∞
         return t("sm_undefined", lang)
     if value == float("inf"):
         return t("sm_overflow", lang)
-    return _number(value)
+    return format_value(value, 6)
 
 
 def render() -> None:
-    """Controls, one core call, then the table, the chart, stability and gradients."""
+    """Controls, one core call, then the chart, the article's check, the table, stability and
+    gradients."""
     lang = state.open_page("sm_title", "sm_intro", SoftmaxParams)
     controls(lang)
     values = parse_values(str(st.session_state["values"]))
@@ -58,8 +57,8 @@ def render() -> None:
     divisor = float(st.session_state.divisor)
     breakdown = compute(values, divisor)
     labels = labels_for(values)
-    article_verdict(breakdown, lang)
     chart_section(breakdown, labels, lang)
+    article_verdict(breakdown, lang)
     table_section(breakdown, labels, lang)
     stability_section(breakdown, labels, lang)
     jacobian_section(breakdown, compute(values, 1.0), labels, lang)
@@ -80,20 +79,12 @@ def controls(lang: str) -> None:
 
 
 def presets(lang: str) -> None:
-    """One button per example from the articles; on a projector they wait in the sidebar."""
-    where = st.sidebar if state.present() else st.container()
-    width = 1 if state.present() else 4
-    where.caption(t("sm_presets", lang))
-    names = list(PRESETS)
-    for start in range(0, len(names), width):
-        row = names[start : start + width]
-        for column, name in zip(where.columns(width), row, strict=False):
-            column.button(
-                t(f"sm_preset_{name}", lang),
-                key=f"sm_{name}",
-                on_click=_use_preset,
-                args=(name,),
-                width="stretch",
+    """One button per example from the articles, in a row that wraps on a narrow screen."""
+    with st.container(horizontal=True, gap="small", vertical_alignment="center"):
+        st.caption(t("sm_presets", lang))
+        for name in PRESETS:
+            st.button(
+                t(f"sm_preset_{name}", lang), key=f"sm_{name}", on_click=_use_preset, args=(name,)
             )
 
 
@@ -147,27 +138,21 @@ def table_section(breakdown: SoftmaxBreakdown, labels: list[str], lang: str) -> 
         "sm_col_exp": breakdown.exps,
     }
     table = {t("sm_col_position", lang): labels}
-    table |= {t(key, lang): [_number(v) for v in column] for key, column in columns.items()}
+    table |= {t(key, lang): [format_value(v, 6) for v in column] for key, column in columns.items()}
     table[t("sm_col_prob", lang)] = [f"{v:.6f}" for v in breakdown.probs]
     st.dataframe(pd.DataFrame(table), hide_index=True, width="stretch")
-    total, check = _number(breakdown.total), f"{breakdown.probs.sum():.15f}"
+    total, check = format_value(breakdown.total, 6), f"{breakdown.probs.sum():.15f}"
     safe_text(t("sm_total", lang, total=total, check=check))
 
 
 def chart_section(breakdown: SoftmaxBreakdown, labels: list[str], lang: str) -> None:
-    """What goes in and what comes out, bar for bar (on a projector, the chart first)."""
-    text, figure = st.container(), st.container()
-    if state.present():
-        text, figure = figure, text
-    with text:
-        st.subheader(t("sm_chart_title", lang))
-        st.caption(t("sm_chart_why", lang))
-    height = 320 if state.present() else 360
-    with figure:
-        chart(
-            "softmax_bars", figures.softmax_bars, breakdown.scaled, breakdown.probs, labels,
-            lang=lang, height=height,
-        )  # fmt: skip
+    """What goes in and what comes out, bar for bar."""
+    st.subheader(t("sm_chart_title", lang))
+    chart(
+        "softmax_bars", figures.softmax_bars, breakdown.scaled, breakdown.probs, labels,
+        lang=lang, height=CHART_HEIGHT,
+    )  # fmt: skip
+    st.caption(t("sm_chart_why", lang))
 
 
 def stability_section(breakdown: SoftmaxBreakdown, labels: list[str], lang: str) -> None:
@@ -208,7 +193,7 @@ def jacobian_section(
     }
     key = "sm_jacobian_compare" if len(runs) == 2 else "sm_jacobian_alone"
     safe_text(t(key, lang, **numbers))
-    options = {"lang": lang, "large": state.present(), "share": 1 / len(runs)}
+    options = {"lang": lang, "share": 1 / len(runs)}
     for column, (run, chart_key) in zip(st.columns(len(runs)), runs, strict=True):
         with column:
             st.caption(t("sm_divided_by", lang, divisor=f"{run.divisor:g}"))

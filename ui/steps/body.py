@@ -5,7 +5,6 @@ from collections.abc import Callable
 
 import numpy as np
 import streamlit as st
-from streamlit.delta_generator import DeltaGenerator
 
 from ui.kit import state
 from ui.kit.display import chart, model_link, safe_text, token_chips
@@ -18,7 +17,6 @@ from ui.lab.settings import LabParams
 from ui.steps.settings import STEPS, StepsParams
 from viz_core import AttentionSteps, LabResult
 
-Box = DeltaGenerator  # where a step writes its explanation, and where its figure
 DIMS = 8  # dimensions of Q, K, V and the output shown on a projector
 
 
@@ -27,7 +25,8 @@ def _move(delta: int) -> None:
 
 
 def render() -> None:
-    """Step indicator and buttons, one core call, then the chosen step's formula, why and matrix."""
+    """One core call, the step indicator and buttons, then the chosen step's formula, matrix and
+    why, and the settings it used."""
     # The lab's settings: those it last used, else this link's (with notes), as the lab reads them.
     lang = state.open_page("st_title", "st_intro", LabParams, StepsParams)
     params = state.stored(LabParams)
@@ -36,17 +35,10 @@ def render() -> None:
         st.info(t("empty_text", lang), icon=":material/edit:")
         state.close_page(params, StepsParams(), share=False)
         return
-    if not state.present():
-        settings_line(result, params, lang)
     step = navigator(lang)
-    if not state.present():  # on a projector the indicator above names the step
-        st.header(t(f"st_step_{step}", lang))
-    text, figure = st.container(), st.container()
-    if state.present():  # on a projector the figure comes first, its explanation below
-        text, figure = figure, text
-    SCREENS[step](result, lang, text, figure)
-    if state.present():
-        settings_line(result, params, lang)
+    st.subheader(t(f"st_step_{step}", lang))
+    SCREENS[step](result, lang)
+    settings_line(result, params, lang)
     state.close_page(params, StepsParams(step=step))
 
 
@@ -82,14 +74,13 @@ def navigator(lang: str) -> int:
         disabled=step >= STEPS,
         type="primary",
     )
-    names = "st_short_" if state.present() else "st_step_"  # one line on a projector
     with indicator:
         st.radio(
             t("st_indicator", lang, step=step),
             range(1, STEPS + 1),
             key="step",
             horizontal=True,
-            format_func=lambda number: t(f"{names}{number}", lang),
+            format_func=lambda number: t(f"st_short_{number}", lang),
         )
     step = int(st.session_state.step)
     st.progress(step / STEPS)
@@ -100,7 +91,7 @@ def show(key: str, result: LabResult, matrix: np.ndarray, lang: str, **options: 
     """One matrix, full width and large: rows are the tokens."""
     columns = options.pop("columns", result.tokens)
     shown = Matrix(matrix, result.tokens, columns, **options)  # type: ignore[arg-type]
-    chart(key, heatmap, shown, lang=lang, large=state.present())
+    chart(key, heatmap, shown, lang=lang)
 
 
 def per_dimension(steps: AttentionSteps) -> dict[str, object]:
@@ -113,78 +104,65 @@ def per_dimension(steps: AttentionSteps) -> dict[str, object]:
     }
 
 
-def step_qkv(result: LabResult, lang: str, text: Box, figure: Box) -> None:
+def step_qkv(result: LabResult, lang: str) -> None:
     """Step 1: Q, K and V, one tab each."""
     steps = result.steps
     n, d_k = steps.q.shape
     dims = min(DIMS, d_k)
-    with text:
-        st.latex(rf"Q = X W_Q,\quad K = X W_K,\quad V = X W_V \qquad ({n} \times {d_k})")
-        safe_text(t("st_why_1", lang, dims=dims, d=d_k))
+    st.latex(rf"Q = X W_Q,\quad K = X W_K,\quad V = X W_V \qquad ({n} \times {d_k})")
     matrices = (steps.q, steps.k, steps.v)
-    with figure:
-        for tab, name, matrix in zip(st.tabs(["Q", "K", "V"]), "qkv", matrices, strict=True):
-            with tab:
-                show(f"step_{name}", result, matrix[:, :dims], lang, **per_dimension(steps))
+    for tab, name, matrix in zip(st.tabs(["Q", "K", "V"]), "qkv", matrices, strict=True):
+        with tab:
+            show(f"step_{name}", result, matrix[:, :dims], lang, **per_dimension(steps))
+    safe_text(t("st_why_1", lang, dims=dims, d=d_k))
 
 
-def step_scores(result: LabResult, lang: str, text: Box, figure: Box) -> None:
+def step_scores(result: LabResult, lang: str) -> None:
     """Step 2: QKᵀ."""
-    with text:
-        st.latex(r"S = Q K^{\top},\qquad S_{ij} = q_i \cdot k_j = \sum_{t=1}^{d} q_{it} k_{jt}")
-        safe_text(t("st_why_2", lang, n=len(result.tokens)))
-    with figure:
-        show("step_scores", result, result.steps.scores, lang)
+    st.latex(r"S = Q K^{\top},\qquad S_{ij} = q_i \cdot k_j = \sum_{t=1}^{d} q_{it} k_{jt}")
+    show("step_scores", result, result.steps.scores, lang)
+    safe_text(t("st_why_2", lang, n=len(result.tokens)))
 
 
-def step_scaled(result: LabResult, lang: str, text: Box, figure: Box) -> None:
+def step_scaled(result: LabResult, lang: str) -> None:
     """Step 3: ÷√d_k, with the divisor the computation used."""
     steps = result.steps
     sqrt_d = f"{math.sqrt(steps.d_k):.4g}"
-    with text:
-        heads = len(result.per_head)
-        st.latex(scale_latex(steps.d_k, steps.temperature, heads) if steps.scale else r"S' = S")
-        safe_text(t("st_why_3", lang, sqrt_d=sqrt_d) if steps.scale else t("st_why_3_off", lang))
-    with figure:
-        show("step_scaled", result, steps.scaled, lang)
+    heads = len(result.per_head)
+    st.latex(scale_latex(steps.d_k, steps.temperature, heads) if steps.scale else r"S' = S")
+    show("step_scaled", result, steps.scaled, lang)
+    safe_text(t("st_why_3", lang, sqrt_d=sqrt_d) if steps.scale else t("st_why_3_off", lang))
 
 
-def step_masked(result: LabResult, lang: str, text: Box, figure: Box) -> None:
+def step_masked(result: LabResult, lang: str) -> None:
     """Step 4: the mask."""
     why = t("st_why_4", lang) + " " + t(f"masked_why_{result.mask}", lang)
     if result.mask != "none":
         why += " " + t("mask_renormalised", lang, error=format_small(result.row_sum_error))
-    with text:
-        st.latex(mask_latex(lang))
-        safe_text(why)
-    masked = ~result.steps.allowed
-    with figure:
-        show("step_masked", result, result.steps.masked, lang, masked=masked)
+    st.latex(mask_latex(lang))
+    show("step_masked", result, result.steps.masked, lang, masked=~result.steps.allowed)
+    safe_text(why)
 
 
-def step_weights(result: LabResult, lang: str, text: Box, figure: Box) -> None:
+def step_weights(result: LabResult, lang: str) -> None:
     """Step 5: softmax."""
-    with text:
-        st.latex(r"A_{ij} = \frac{e^{M_{ij}}}{\sum_k e^{M_{ik}}},\qquad \sum_j A_{ij} = 1")
-        safe_text(t("st_why_5", lang))
     steps = result.steps
-    with figure:
-        show("step_weights", result, steps.weights, lang, scale="weights", masked=~steps.allowed)
+    st.latex(r"A_{ij} = \frac{e^{M_{ij}}}{\sum_k e^{M_{ik}}},\qquad \sum_j A_{ij} = 1")
+    show("step_weights", result, steps.weights, lang, scale="weights", masked=~steps.allowed)
+    safe_text(t("st_why_5", lang))
 
 
-def step_output(result: LabResult, lang: str, text: Box, figure: Box) -> None:
+def step_output(result: LabResult, lang: str) -> None:
     """Step 6: the output, a weighted sum of the values."""
     steps = result.steps
     n, d_v = steps.output.shape
-    with text:
-        st.latex(r"O = A V,\qquad o_i = \sum_j A_{ij}\, v_j")
-        safe_text(t("st_why_6", lang, n=n, d=d_v, dims=min(DIMS, d_v)))
-        model_link(lang)  # what the output holds when Q, K, V are learned, not random
-    with figure:
-        show("step_output", result, steps.output[:, :DIMS], lang, **per_dimension(steps))
+    st.latex(r"O = A V,\qquad o_i = \sum_j A_{ij}\, v_j")
+    show("step_output", result, steps.output[:, :DIMS], lang, **per_dimension(steps))
+    safe_text(t("st_why_6", lang, n=n, d=d_v, dims=min(DIMS, d_v)))
+    model_link(lang)  # what the output holds when Q, K, V are learned, not random
 
 
-SCREENS: dict[int, Callable[[LabResult, str, Box, Box], None]] = {
+SCREENS: dict[int, Callable[[LabResult, str], None]] = {
     1: step_qkv,
     2: step_scores,
     3: step_scaled,

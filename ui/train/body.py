@@ -110,8 +110,7 @@ def loss_chart(pair: TrainPair, params: TrainParams, lang: str) -> None:
     """The main figure: the loss of both runs, titled by its setting."""
     task, optimizer = t(f"tr_task_{params.task}", lang), t(f"tr_optimizer_{params.optimizer}", lang)
     title = t("tr_loss_title", lang, task=task, d=params.d, optimizer=optimizer)
-    large = state.present()
-    chart("loss_curves", figures.loss_curves, pair, title=title, lang=lang, large=large)
+    chart("loss_curves", figures.loss_curves, pair, title=title, lang=lang)
 
 
 def numbers_section(pair: TrainPair, params: TrainParams, lang: str) -> None:
@@ -171,7 +170,7 @@ def gradient_section(pair: TrainPair, lang: str) -> None:
         "late_u": compute.num(e.late_gradient[1]),
     }
     safe_text(t("tr_grad_why", lang, window=e.window, **numbers))
-    chart("grad_curves", figures.grad_curves, pair, lang=lang, large=state.present())
+    chart("grad_curves", figures.grad_curves, pair, lang=lang)
 
 
 def weights_section(pair: TrainPair, params: TrainParams, lang: str) -> None:
@@ -182,8 +181,7 @@ def weights_section(pair: TrainPair, params: TrainParams, lang: str) -> None:
     on = {"on_s": f"{e.on_ideal[0]:.2f}", "on_u": f"{e.on_ideal[1]:.2f}"}
     safe_text(t("tr_weights_why", lang, rule=rule, **on))
     ideal = compute.ideal_keys(params.task, pair.scaled.probe)
-    large = state.present()
-    chart("learned_weights", figures.learned_weights, pair, ideal, lang=lang, large=large)
+    chart("learned_weights", figures.learned_weights, pair, ideal, lang=lang)
 
 
 def sweep_section(params: TrainParams, lang: str) -> None:
@@ -212,7 +210,7 @@ def sweep_section(params: TrainParams, lang: str) -> None:
         state.rerun()
     result = compute.sweep(task=params.task, optimizer=params.optimizer, seed=params.seed)
     callout(t("tr_verdict_title", lang), compute.sweep_summary(result, lang), lang)
-    chart("sweep_steps", figures.sweep_steps, result, lang=lang, large=state.present())
+    chart("sweep_steps", figures.sweep_steps, result, lang=lang)
     st.dataframe(sweep_table(result, lang), hide_index=True, width="stretch")
 
 

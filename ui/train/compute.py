@@ -12,9 +12,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from ui.kit.cache import Call, shared
+from ui.kit.figures import scientific
 from ui.kit.text import t
 from viz_core import (
     NEVER,
+    ONE_HOT,
     Sweep,
     TrainRun,
     forward,
@@ -31,7 +33,6 @@ AS_WELL = 1.5  # unscaled needing at most 1.5× the scaled steps counts as learn
 SWEEP_SEEDS = 3  # the page's seed and the next two
 SWEEP_MAX_STEPS = 300
 SWEEP_EVAL_EVERY = 10
-ONE_HOT = 0.9  # a row putting this much weight on one key is (nearly) one-hot
 STUCK_GRADIENT = 0.01  # a late gradient below 1 % of the early one has vanished
 STUCK_LOSS = 0.1  # ... while the loss is still above this: the head is stuck, not done
 # The cached functions take no callback (it cannot be part of a cache key): the page sets
@@ -257,9 +258,6 @@ def pct(value: float) -> str:
     return f"{100 * value:.0f}" if value in (0.0, 1.0) else f"{100 * value:.1f}"
 
 
-SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
-
-
 def num(value: float) -> str:
     """A measured number with three significant digits, small ones as 4.23 × 10⁻⁵; never
     'nan' on screen."""
@@ -267,8 +265,7 @@ def num(value: float) -> str:
         return "—"
     if value == 0 or abs(value) >= 1e-3:
         return f"{value:.3g}"
-    mantissa, exponent = f"{value:.2e}".split("e")
-    return f"{mantissa} × 10{str(int(exponent)).translate(SUPERSCRIPT)}"
+    return scientific(value, 2)
 
 
 def outcome(e: Evidence) -> str:

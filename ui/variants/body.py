@@ -19,10 +19,6 @@ MISTRAL_WINDOW = 4096  # Mistral-7B's sliding window
 MISTRAL_LAYERS = 32
 
 
-def _number(value: float, digits: int = 3) -> str:
-    return format_value(float(value), digits)
-
-
 def fit_heads(d: int) -> list[Note]:
     """q_heads must divide the lab's d and kv_heads must divide q_heads: else the largest that
     does, with a note naming the key and the value used."""
@@ -109,9 +105,8 @@ def gqa_section(lab: LabParams, lang: str) -> None:
     with right:
         chart(
             "gqa_heads", figures.gqa_heads, view, result.tokens, result.row, lang=lang,
-            large=state.present(),
-        )  # fmt: skip
-    fields = {"loop": _number(view.loop_error, 2), "change": _number(view.mha_change)}
+                    )  # fmt: skip
+    fields = {"loop": format_value(view.loop_error, 2), "change": format_value(view.mha_change, 3)}
     safe_text(t("vr_gqa_check", lang, **fields))
     safe_text(gqa_cache_text(result, lang))
     source_note(lab, lang)
@@ -163,9 +158,8 @@ def window_section(lab: LabParams, lang: str) -> None:
         view = result.window
         chart(
             "window_heatmap", figures.window_heatmap, view, result.tokens, last, lang=lang,
-            large=state.present(),
-        )  # fmt: skip
-    safe_text(t("vr_window_check", lang, error=_number(result.window.renorm_error, 2)))
+                    )  # fmt: skip
+    safe_text(t("vr_window_check", lang, error=format_value(result.window.renorm_error, 2)))
     reach = f"{MISTRAL_LAYERS * (MISTRAL_WINDOW - 1):,}"
     fields = {"window": f"{MISTRAL_WINDOW:,}", "layers": MISTRAL_LAYERS, "reach": reach}
     safe_text(t("vr_window_mistral", lang, **fields))
@@ -213,16 +207,19 @@ def rope_section(lab: LabParams, lang: str) -> None:
             r" = q^{\top}k + q^{\top}p_n + p_m^{\top}k + p_m^{\top}p_n \end{gathered}"
         )
         fields = {"token": result.tokens[result.row], "d": view.d_rope}
-        fields |= {"rope": _number(view.rope_spread, 2), "absolute": _number(view.absolute_spread)}
-        safe_text(t("vr_rope_why", lang, plain=_number(view.plain), **fields))
+        fields |= {
+            "rope": format_value(view.rope_spread, 2),
+            "absolute": format_value(view.absolute_spread, 3),
+        }
+        safe_text(t("vr_rope_why", lang, plain=format_value(view.plain, 3), **fields))
     with right:
-        chart("rope_scores", figures.rope_scores, view, lang=lang, large=state.present())
+        chart("rope_scores", figures.rope_scores, view, lang=lang)
     first, second = view.demo_rows
     gaps = {
-        "plain": _number(float(abs(view.demo_plain[0] - view.demo_plain[1]).max()), 2),
-        "rope": _number(float(abs(view.demo_rope[0] - view.demo_rope[1]).max())),
-        "weights_plain": _number(view.demo_weight_gaps[0], 2),
-        "weights_rope": _number(view.demo_weight_gaps[1]),
+        "plain": format_value(abs(view.demo_plain[0] - view.demo_plain[1]).max(), 2),
+        "rope": format_value(abs(view.demo_rope[0] - view.demo_rope[1]).max(), 3),
+        "weights_plain": format_value(view.demo_weight_gaps[0], 2),
+        "weights_rope": format_value(view.demo_weight_gaps[1], 3),
     }
     safe_text(t("vr_rope_demo", lang, first=first, second=second, **gaps))
     source_note(lab, lang)
@@ -257,12 +254,13 @@ def cross_section(lab: LabParams, lang: str) -> None:
     with right:
         chart(
             "cross_heatmap", figures.cross_heatmap, view, result.tokens, result.row, lang=lang,
-            large=state.present(),
-        )  # fmt: skip
+                    )  # fmt: skip
     if view.dropped_b:
         st.info(t("vr_cross_capped", lang, dropped=view.dropped_b), icon=":material/content_cut:")
     error = float(abs(view.weights.sum(axis=1) - 1).max())
-    safe_text(t("vr_cross_check", lang, error=_number(error, 2), n=len(result.tokens), d=lab.d))
+    safe_text(
+        t("vr_cross_check", lang, error=format_value(error, 2), n=len(result.tokens), d=lab.d)
+    )
     source_note(lab, lang)
 
 

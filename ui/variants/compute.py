@@ -23,16 +23,12 @@ from viz_core import (
     sliding_window_mask,
     tokenize,
 )
+from viz_core.attention import frozen
 from viz_core.lab import cap_tokens
 
 DIMS = 8  # key dimensions shown per head
 DEMO_TEXT = "我爱我家"  # two 我 that differ only by their position
 VARIANTS_CACHE_MB = 8
-
-
-def _frozen(array: np.ndarray) -> np.ndarray:
-    array.setflags(write=False)
-    return array
 
 
 @dataclass(frozen=True)
@@ -160,8 +156,8 @@ def gqa_view(
         q_heads=q_heads,
         kv_heads=kv_heads,
         d_k=d_k,
-        keys=_frozen(np.array([head.k[row, :DIMS] for head in steps])),
-        weights=_frozen(np.array([head.weights[row] for head in steps])),
+        keys=frozen(np.array([head.k[row, :DIMS] for head in steps])),
+        weights=frozen(np.array([head.weights[row] for head in steps])),
         loop_error=loop_error,
         mha_change=change,
     )
@@ -213,9 +209,9 @@ def rope_view(
     demo = _demo(d_rope, seed, special, scale)
     return RopeView(
         d_rope=d_rope,
-        distance=_frozen(distance),
-        rope=_frozen(rotated.ravel()),
-        absolute=_frozen(added.ravel()),
+        distance=frozen(distance),
+        rope=frozen(rotated.ravel()),
+        absolute=frozen(added.ravel()),
         rope_spread=_spread(distance, rotated.ravel()),
         absolute_spread=_spread(distance, added.ravel()),
         plain=float(q_row[:d_rope] @ k_row[:d_rope] / divisor),
@@ -238,8 +234,8 @@ def _demo(d: int, seed: int, special: bool, scale: bool) -> dict[str, object]:
     return {
         "demo_tokens": tuple(tokens),
         "demo_rows": (rows[0], rows[1]),
-        "demo_plain": _frozen(plain.scaled[rows]),
-        "demo_rope": _frozen(turned.scaled[rows]),
+        "demo_plain": frozen(plain.scaled[rows]),
+        "demo_rope": frozen(turned.scaled[rows]),
         "demo_weight_gaps": gaps,
     }
 
@@ -253,4 +249,4 @@ def cross_view(
         return None
     _, k_b, v_b = make_qkv(tokens_b, d, seed + 1)
     weights = attention(q, k_b, v_b, scale).weights
-    return CrossView(tokens_b=tuple(tokens_b), dropped_b=dropped, weights=_frozen(weights))
+    return CrossView(tokens_b=tuple(tokens_b), dropped_b=dropped, weights=frozen(weights))

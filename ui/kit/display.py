@@ -26,7 +26,7 @@ padding:3px 10px;font-size:1.35rem;line-height:1.6}
 .chip.special{background:#f3f4f6;border-color:#d1d5db;color:#4b5563;font-size:1rem}
 .chip sub{color:#6b7280;font-size:.75rem;margin-left:3px}
 </style>"""
-# Inline, not a style sheet: a page has several such texts, and each sheet was 0.4 kB sent anew.
+# Inline, not a style sheet: a sheet would be sent again with every such text.
 SAFE_STYLE = "margin:0 0 .4rem;font-size:1rem"
 
 

@@ -18,8 +18,7 @@ from plotly.colors import get_colorscale
 
 FONT = {"family": "Noto Sans CJK SC, PingFang SC, Microsoft YaHei, sans-serif", "size": 15}
 SELECT_COLOUR = "#f97316"  # orange: distinct from both colour scales, also in grayscale
-# Plotly's default template adds 3.7 kB to every figure's JSON on every rerun; Streamlit's theme
-# styles the charts anyway, so send none.
+# Streamlit's theme styles the charts: Plotly's template would only add bytes to every figure.
 TEMPLATE = "none"
 MASK_COLOUR = "#6b7280"  # masked cells are greyed out: not a colour of either scale
 BLUES = get_colorscale("Blues")

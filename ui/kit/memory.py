@@ -1,19 +1,14 @@
 """How the server's C heap behaves: one process serves a whole class, on as little as 690 MB.
 
-Streamlit runs every script run in a thread of its own, and glibc gives busy threads arenas of
-their own (up to eight per core), each keeping what it once held: two arenas and a trim after
-each run keep the resident memory near what is really in use. And glibc maps every block of
-128 kB or more straight from the system and unmaps it when freed, so a (16 × 1024) weight matrix,
-allocated and freed a few times per training step, page-faults every time: blocks up to 4 MB come
-from the heap instead, which trains a d_k = 1024 head a third faster. Elsewhere than glibc (macOS,
-musl) these calls are skipped.
+Every script run has a thread of its own, and glibc gives busy threads arenas of their own, each
+keeping what it once held: two arenas and a trim after each run keep the resident memory near
+what is in use. Blocks up to 4 MB come from the heap, not from a fresh mapping each time, so that
+training a head does not page-fault on every step. Elsewhere than glibc these calls are skipped.
 
-Python's own collector walks every object it tracks when it collects the oldest generation: with
-Streamlit, Plotly and numpy loaded that is some 145,000 objects, and a lab rerun allocates enough
-to set it off most times, a 60–150 ms pause of the script thread (measured with ``gc.callbacks``
-on a server the bench drove) while the page waits for its figure and the class for the server.
-The modules live as long as the process, so after the run that imported them they are frozen:
-no collection walks them again.
+Python's collector walks every tracked object when it collects the oldest generation, which a
+rerun sets off often: the modules live as long as the process, so after the run that imported
+them they are frozen and no collection walks them again. The numbers behind both are in
+docs/performance.md ("Memory and the collector").
 """
 
 import ctypes

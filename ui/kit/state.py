@@ -170,8 +170,8 @@ def close_page(*settings: Settings, share: bool = True) -> None:
     wanted = publish(link)
     if share:
         base = (st.context.url or "").split("?")[0]
-        # In a popover: its box is drawn only when opened, and the code box's highlighter is a
-        # 1.6 MB script that a page would otherwise load and compile beside Plotly's first chart.
+        # In a popover: the code box and its highlighter script load when opened, not beside the
+        # page's first chart.
         with st.popover(t("share_title", lang()), key="share_link", icon=":material/link:"):
             st.caption(t("share_hint", lang()))
             st.code(f"{base}?{urlencode(wanted)}", language=None, wrap_lines=True)

@@ -38,10 +38,9 @@ def lab_view(lang: str) -> None:
     """The sentence box, the bar of d, ÷√d and mask, one cached core call, the stage view, then
     the rest.
 
-    A fragment: Enter in the box, or a new d, scaling or mask, reruns this alone. The sidebar's
-    widgets, the title and the navigation stay as they are: the browser re-renders every element
-    a run sends, and these were half of the page (README, "Benchmarks"). Settings in the sidebar
-    rerun the page.
+    A fragment: Enter in the box, or a new d, scaling or mask, reruns this alone, and the browser
+    re-renders only what this sends (docs/performance.md, "What the lab's speed comes from").
+    Settings in the sidebar rerun the page.
     """
     if sidebar_is_stale():
         st.rerun(scope="app")  # the page's run lists the heads of the new d

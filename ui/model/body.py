@@ -94,7 +94,7 @@ def fill_section(run: ModelRun, params: ModelParams, lang: str) -> ModelParams:
     answer = content[at]
     masked = "".join([*content[:at], MASK, *content[at + 1 :]])
     safe_text(t("md_fill_masked", lang, masked=masked))
-    found = fill_mask(masked, top=TOP, temperature=params.fill_temperature)  # 5 ms: not kept
+    found = fill_mask(masked, top=TOP, temperature=params.fill_temperature)  # cheap: not cached
     chart("fill_mask", figures.guesses_bars, found, lang, answer)
     fill_verdict(found, answer, params.fill_temperature, lang)
     return replace(params, mask_at=at)

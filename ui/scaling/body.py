@@ -31,9 +31,8 @@ PRESETS = (64, 1536, 6144)
 VARIANCE_HEIGHT, HISTOGRAM_HEIGHT = 400, 340  # px: each fits a first screen below the controls
 
 
-# Seconds of computing per script run before the page reruns itself for the rest: the slowest
-# single call (d = 8192's samples, or the saturation curves) takes up to 0.5 s more, so that a
-# first visit, which computes for about 1.5 s, stays within 1 s per script run.
+# Seconds of computing per script run before the page reruns itself for the rest, so that a
+# first visit stays within 1 s per script run (docs/performance.md, "Long computations in slices").
 SLICE = 0.3
 
 
@@ -74,7 +73,7 @@ def sharpening_rows(distribution: str) -> Sharpening:
 
 def page_calls(params: ScalingParams) -> list[Call]:
     """What the page computes, as cached calls: each d's samples for the variance experiment,
-    the saturation curves, and the histogram's samples (the sharpening rows take 2 ms)."""
+    the saturation curves, and the histogram's samples (the sharpening rows are cheap)."""
     distribution = params.distribution
     draws = [
         (variance_dots, {"d": d, "distribution": distribution, "seed": seed})

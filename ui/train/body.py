@@ -19,8 +19,8 @@ from ui.train.settings import D_PRESETS, TrainParams
 from viz_core import NEVER, Sweep
 
 SWEEPS = "_train_sweeps"  # session state: the (task, optimizer, seed) whose sweep was asked for
-# Seconds of training per script run before the page reruns itself for the rest: one run of
-# the pair, or a sweep cell, takes up to 0.5 s more, so that a script run stays within 1 s.
+# Seconds of training per script run before the page reruns itself for the rest, so that no
+# script run passes 1 s (docs/performance.md, "Long computations in slices").
 SLICE = 0.3
 
 

@@ -9,9 +9,8 @@ from viz_core.train import D_K_MAX, DEFAULT_STEPS
 
 D_K_MIN = 4
 D_PRESETS = (16, 64, 256, 1024)
-# Every request stays within 1 s of script time: two runs of 400 Adam steps at d_k = 1024, the
-# heaviest this page allows, take about 0.7 s on one core and the page 0.8 s (bench.bench --parts
-# heaviest); 1,000 took 2.8 s. Wherever a run learns at all it passes 90 % well before 300 steps.
+# The most steps whose two runs stay within 1 s of script time at d_k = 1024 (docs/performance.md);
+# wherever a run learns at all it passes 90 % well before 300 steps.
 STEPS_MIN, STEPS_MAX = 50, 400
 
 

@@ -144,19 +144,18 @@ def test_after_a_new_sentence_the_row_box_names_its_token_and_the_next_change_wo
     assert url_settings(page, "d", "row") == {"d": "1536", "row": "2"}
 
 
-def test_a_d_the_sidebar_heads_do_not_divide_reruns_the_page_to_fit_them(page, server):
-    """d is set above the figure, in a run of the view alone; the sidebar lists the heads of
-    the page's d. 12 heads at d = 768, then the 64 preset: the page reruns, heads become 1 with
-    a note, and the sidebar's heads box lists the divisors of 64."""
+def test_a_d_the_heads_do_not_divide_resets_them_in_the_same_view(page, server):
+    """12 heads at d = 768, then the 64 preset: heads become 1 with a note, and the model
+    popover's heads box lists the divisors of 64 (no stale list, no second run)."""
     open_app(page, server, "?lang=en&d=768&heads=12&head=3")
-    assert page.locator(".st-key-heads input").input_value() == "12"
     page.get_by_role("radio", name="64", exact=True).click()
     note = page.get_by_text("12 heads do not divide d = 64, so 1 head is used.")
     note.wait_for(timeout=30_000)
     wait_idle(page, settle_ms=800)
     assert page.locator("[data-testid='stException']").count() == 0
-    assert page.locator(".st-key-heads input").input_value() == "1"
     assert url_settings(page, "d", "heads", "head") == {"d": "64", "heads": "1", "head": "0"}
+    page.locator("[data-testid='stPopover'] button").first.click()
+    assert page.locator(".st-key-heads input").input_value() == "1"
     page.locator(".st-key-heads").click()
     listed = page.get_by_role("option").all_text_contents()
     assert listed == [str(h) for h in (1, 2, 4, 8, 16, 32, 64)], listed
@@ -497,3 +496,24 @@ def test_each_chart_is_drawn_once_because_its_margins_hold_its_labels(
     open_drawn(projector, server, path, keys)
     pushed = dict(projector.evaluate(MARGINS, ".js-plotly-plot"))
     assert {key: pushed[key] for key in keys} == {key: [] for key in keys}
+
+
+def test_a_click_on_a_trained_head_opens_it_in_the_lab(page, server):
+    """/model: a click on the third panel of the second row (layer 2, head 3) opens the lab on
+    that head of the trained model, with its weights heatmap."""
+    page.goto(f"{server}/model?lang=en")
+    wait_idle(page, settle_ms=800)
+    page.wait_for_selector(".st-key-model_heads .nsewdrag", timeout=30_000)
+    panels = chart(page, "model_heads").locator(".nsewdrag")
+    assert panels.count() == 8
+    target = panels.nth(6)
+    target.scroll_into_view_if_needed()
+    box = target.bounding_box()
+    page.mouse.click(box["x"] + box["width"] * 0.5, box["y"] + box["height"] * 0.5)
+    page.wait_for_url(re.compile(r"/\?.*source=trained"), timeout=30_000)  # the lab is "/"
+    wait_idle(page, settle_ms=800)
+    page.wait_for_selector(".st-key-weights_heatmap .nsewdrag", timeout=30_000)
+    assert url_settings(page, "source", "layer", "head") == {
+        "source": "trained", "layer": "1", "head": "2"
+    }  # fmt: skip
+    assert page.locator("[data-testid='stException']").count() == 0

@@ -17,11 +17,12 @@ from viz_core.attention import (
 )
 from viz_core.attention import row_stats as _row_stats
 from viz_core.heads import Projection, embed_qkv, multi_head_attention
+from viz_core.model import model_config, run_tokens
 from viz_core.qkv import make_qkv
 from viz_core.tokenize import CLS, SEP, is_special, pad_tokens, tokenize
 
 MAX_TOKENS = 32  # a 32 × 32 heatmap is the most a projector shows readably
-SOURCES = ("random", "embedding")
+SOURCES = ("random", "embedding", "trained")
 TEMPERATURE_RANGE = (0.05, 20.0)
 # The masks run_lab accepts: attention()'s, plus "padding", which needs the tokens: run_lab pads
 # them with [PAD] and passes attention() a padding_mask array.
@@ -84,18 +85,23 @@ def run_lab(
     source: str = "random",
     position: bool = True,
     temperature: float = 1.0,
+    layer: int = 0,
 ) -> LabResult:
     """Tokenize, make Q/K/V, and run attention (every head) with and without scaling.
 
     With ``source="random"`` Q, K, V are exactly ``make_qkv(tokens, d, seed)``; with
     ``"embedding"`` they are projected from seeded character embeddings (plus sinusoidal positions
-    when ``position``). With ``mask="padding"`` the tokens are first padded with ``[PAD]`` and no
-    query attends to a pad key. ``steps`` and ``contrast`` show head ``head``.
+    when ``position``); with ``"trained"`` they are the shipped model's, layer ``layer``, on these
+    tokens, and d and heads are the model's (d_model, its heads). With ``mask="padding"`` the
+    tokens are first padded with ``[PAD]`` and no query attends to a pad key. ``steps`` and
+    ``contrast`` show head ``head``.
     """
-    _check_lab(mask, source, heads, head)
+    if source == "trained":
+        d, heads = model_config().d_model, model_config().heads
+    _check_lab(mask, source, heads, head, layer)
     lab_tokens = _lab_tokens(text, special, max_tokens, pad=mask == "padding")
     tokens = lab_tokens.tokens
-    q, k, v, projection = _lab_qkv(tokens, d, seed, source, position)
+    q, k, v, projection = _lab_qkv(tokens, d, seed, source, position, layer)
     allowed = padding_mask(tokens) if mask == "padding" else mask
     per_head = multi_head_attention(
         q, k, v, heads, scale=scale, mask=allowed, temperature=temperature
@@ -107,14 +113,16 @@ def run_lab(
     return _lab_result(lab_tokens, mask, per_head, head, contrast, projection)
 
 
-def _check_lab(mask: str, source: str, heads: int, head: int) -> None:
+def _check_lab(mask: str, source: str, heads: int, head: int, layer: int) -> None:
     """A ValueError that names the bad choice, before any work is done."""
     if mask not in MASK_KINDS:
         raise ValueError(f"Unknown mask {mask!r}: use one of {', '.join(MASK_KINDS)}.")
     if source not in SOURCES:
-        raise ValueError(f"Unknown source {source!r}: use 'random' or 'embedding'.")
+        raise ValueError(f"Unknown source {source!r}: use one of {', '.join(SOURCES)}.")
     if not 0 <= head < heads:
         raise ValueError(f"The head must be a number from 0 to {heads - 1}.")
+    if source == "trained" and not 0 <= layer < model_config().layers:
+        raise ValueError(f"The layer must be a number from 0 to {model_config().layers - 1}.")
 
 
 class _LabTokens(NamedTuple):
@@ -135,10 +143,15 @@ def _lab_tokens(text: str, special: bool, max_tokens: int, pad: bool) -> _LabTok
 
 
 def _lab_qkv(
-    tokens: list[str], d: int, seed: int, source: str, position: bool
+    tokens: list[str], d: int, seed: int, source: str, position: bool, layer: int
 ) -> tuple[FloatArray, FloatArray, FloatArray, Projection | None]:
-    """Q, K, V, each (n, d): seeded random rows, or projected embeddings with their Projection."""
-    if source != "embedding":
+    """Q, K, V, each (n, d): seeded random rows, projected embeddings with their Projection, or
+    the trained model's heads of ``layer`` side by side."""
+    if source == "trained":
+        heads = run_tokens(tokens).layers[layer]
+        q, k, v = (np.hstack([getattr(h, name) for h in heads]) for name in "qkv")
+        return q, k, v, None
+    if source == "random":
         q, k, v = make_qkv(tokens, d, seed)
         return q, k, v, None
     projection = embed_qkv(tokens, d, seed, position)

@@ -73,8 +73,7 @@ def load_model() -> Model:
     """The shipped weights, loaded once per process (about 18 MB as float64)."""
     record = json.loads((MODELS / "mlm_record.json").read_text(encoding="utf-8"))
     vocab = tuple((MODELS / "mlm_vocab.txt").read_text(encoding="utf-8").split("\n")[:-1])
-    fields = {k: v for k, v in record["config"].items() if k in ModelConfig.__dataclass_fields__}
-    config = ModelConfig(**fields)
+    config = model_config()
     with np.load(MODELS / "mlm_weights.npz") as stored:
         weights = {name: _read_only(stored[name]) for name in stored.files}
     index = {token: i for i, token in enumerate(vocab)}
@@ -115,6 +114,14 @@ def run_model(text: str, special: bool = True, model: Model | None = None) -> Mo
     dropped = max(0, content - keep)
     if dropped:
         tokens = [*tokens[: len(tokens) - dropped - 1], SEP] if special else tokens[:keep]
+    return run_tokens(tokens, model, dropped)
+
+
+def run_tokens(tokens: list[str], model: Model | None = None, dropped: int = 0) -> ModelRun:
+    """Run tokens as they are (at most the model's length): characters, [CLS], [SEP], [PAD]…"""
+    model = model or load_model()
+    if not 0 < len(tokens) <= model.config.max_len:
+        raise ValueError(f"The model reads 1 to {model.config.max_len} tokens.")
     ids = [model.index.get(token, model.index[UNK]) for token in tokens]
     unknown = tuple(dict.fromkeys(tok for tok, i in zip(tokens, ids, strict=True) if i == 1))
     x, layers = _forward(model, np.asarray(ids))
@@ -122,6 +129,20 @@ def run_model(text: str, special: bool = True, model: Model | None = None) -> Mo
     logits = logits + model.weights["bias"]
     logits.setflags(write=False)
     return ModelRun(tuple(tokens), tuple(ids), unknown, dropped, layers, logits)
+
+
+def unknown_characters(tokens: tuple[str, ...] | list[str]) -> tuple[str, ...]:
+    """The tokens the model never saw (it reads them as [UNK]), each once, in order."""
+    index = load_model().index
+    return tuple(dict.fromkeys(token for token in tokens if token not in index))
+
+
+@cache
+def model_config() -> ModelConfig:
+    """The shipped model's shape, from its record alone (no weights loaded)."""
+    record = json.loads((MODELS / "mlm_record.json").read_text(encoding="utf-8"))
+    fields = {k: v for k, v in record["config"].items() if k in ModelConfig.__dataclass_fields__}
+    return ModelConfig(**fields)
 
 
 def _forward(

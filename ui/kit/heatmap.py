@@ -384,7 +384,8 @@ def panel(
     hover = _hover(matrix, masked, lang, named)
     traces = [trace | hover]
     if matrix.clickable:
-        traces = [trace | {"hoverinfo": "skip"}, _click_layer(matrix, hover, size, axes)]
+        skip = {"hoverinfo": "skip"} if "customdata" in hover else hover
+        traces = [trace | skip, _click_layer(matrix, hover, size, axes)]
     shapes = cell_rects(masked, MASK_COLOUR, 0.55, axes) + _selected(matrix, axes)
     layout = _axes(matrix, font, size, axes, labels)
     if titled:
@@ -467,7 +468,8 @@ def _click_layer(matrix: Matrix, hover: dict[str, Any], size: int, axes: str) ->
     """A nearly transparent square over every cell centre: clicks on it report (x, y)."""
     n, m = matrix.z.shape
     grid_y, grid_x = np.mgrid[0:n, 0:m]
-    flat = {"customdata": [cell for row in hover["customdata"] for cell in row]}
+    named = "customdata" in hover  # else too many cells to name: the heatmap keeps its hover
+    flat = {"customdata": [cell for row in hover.get("customdata", []) for cell in row]}
     return {
         "type": "scatter",
         "x": grid_x.ravel(),
@@ -479,8 +481,7 @@ def _click_layer(matrix: Matrix, hover: dict[str, Any], size: int, axes: str) ->
         "selected": {"marker": {"opacity": 0.01}},
         "unselected": {"marker": {"opacity": 0.01}},
         "showlegend": False,
-        "hovertemplate": hover["hovertemplate"],
-        **(flat if "customdata" in hover else {"hoverinfo": "skip"}),
+        **(flat | {"hovertemplate": hover["hovertemplate"]} if named else {"hoverinfo": "skip"}),
     }
 
 

@@ -12,39 +12,32 @@ from ui.kit.heatmap import Matrix, heatmap
 from ui.kit.text import STRINGS, t
 from ui.lab import figures
 from ui.lab.compute import compute_lab
-from ui.lab.controls import (
-    controls,
-    heads_note,
-    sidebar_is_stale,
-    stage_picker,
-    teacher_bar,
-    text_box,
-)
+from ui.lab.controls import fit_heads, heads_note, stage_picker, teacher_bar, text_box
 from ui.lab.export import matrix_csv, state_zip
 from ui.lab.settings import LabParams, clamp_row
 from ui.lab.stages import OUTPUT_DIMS, STAGE_VIEWS, row_panel
 from viz_core import LabResult
+from viz_core.model import unknown_characters
 
 
 def render() -> None:
     """The page, top to bottom: controls, then the view of the sentence (``lab_view``)."""
+    fit_heads()  # before the page's settings are checked, which would call it a carried value
     lang = state.open_page("lab_title", "lab_intro", LabParams)
-    controls(lang)
     lab_view(lang)
 
 
 @st.fragment
 def lab_view(lang: str) -> None:
-    """The sentence box, the bar of d, ÷√d and mask, one cached core call, the stage view, then
-    the rest.
+    """The sentence box, the bar of d, ÷√d, mask and model, one cached core call, the stage
+    view, then the rest.
 
     A fragment: Enter in the box, or a new d, scaling or mask, reruns this alone, and the browser
     re-renders only what this sends (docs/performance.md, "What the lab's speed comes from").
     Settings in the sidebar rerun the page.
     """
-    if sidebar_is_stale():
-        st.rerun(scope="app")  # the page's run lists the heads of the new d
     row_as_number()
+    fit_heads()
     text_box(lang)
     teacher_bar(lang)
     heads_note(lang)
@@ -65,7 +58,7 @@ def lab_view(lang: str) -> None:
     every_row(result, lang)
     if result.projection is not None:
         projection_views(result, lang)
-    if params.heads > 1:
+    if len(result.per_head) > 1:
         heads_views(result, lang)
     repeat_notes(result, params, lang)
     downloads(result, params, lang)
@@ -127,17 +120,29 @@ def tokens_section(result: LabResult, params: LabParams, lang: str) -> None:
     """The tokens as chips, where Q, K, V come from, and which head the large views show."""
     st.subheader(t("tokens_title", lang, n=len(result.tokens)))
     token_chips(result.tokens)
-    caveat = " " + t("random_caveat", lang) if params.source == "random" else ""
-    st.caption(t("tokens_why", lang, d=params.d) + caveat)
-    if caveat:
-        model_link(lang)
-    if params.source == "embedding" and not params.position:
-        safe_text(t("embedding_alike_why", lang))
-    if params.heads > 1:
+    st.caption(t("tokens_why", lang, d=result.steps.d_k * len(result.per_head)))
+    source_note(result, params, lang)
+    if len(result.per_head) > 1 and params.source != "trained":  # the trained note names it
+        heads = len(result.per_head)
         st.info(
-            t("head_shown", lang, head=params.head, heads=params.heads, d_k=result.steps.d_k),
+            t("head_shown", lang, head=params.head, heads=heads, d_k=result.steps.d_k),
             icon=":material/extension:",
         )
+
+
+def source_note(result: LabResult, params: LabParams, lang: str) -> None:
+    """What the weights mean for this source of Q, K, V."""
+    if params.source == "random":
+        st.caption(t("random_caveat", lang))
+        model_link(lang)
+    elif params.source == "trained":
+        st.caption(t("trained_caveat", lang, layer=params.layer + 1, head=params.head + 1))
+        unknown = unknown_characters(result.tokens)
+        if unknown:
+            safe_text(t("trained_unknown", lang, chars=" ".join(unknown)))
+        model_link(lang)
+    elif not params.position:
+        safe_text(t("embedding_alike_why", lang))
 
 
 def projection_views(result: LabResult, lang: str) -> None:

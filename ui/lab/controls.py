@@ -1,5 +1,6 @@
-"""The lab's controls: the sidebar, the sentence box, and the bar above the figure. Every
-widget's key is its URL name and its parameter name in the core."""
+"""The lab's controls, all above the figure: the sentence box, then one bar with d, ÷√d, the mask
+and a popover with the model's settings. Every widget's key is its URL name and its parameter
+name in the core."""
 
 import secrets
 
@@ -7,7 +8,7 @@ import streamlit as st
 
 from ui.kit.display import number_input, picker, radio
 from ui.kit.text import t
-from ui.lab.settings import MAX_TEXT_CHARS, LabParams
+from ui.lab.settings import MAX_TEXT_CHARS, TRAINED, LabParams
 from viz_core import SEED_MAX, head_choices
 
 PRESETS = (64, 96, 768, 1536, 6144)
@@ -24,19 +25,6 @@ def _set_model(d: int, heads: int) -> None:
     st.session_state.head = 0
 
 
-def controls(lang: str) -> None:
-    """The sidebar: what a lesson changes less often than the sentence, d, scaling and the mask,
-    which sit above the figure (``text_box``, ``teacher_bar``)."""
-    with st.sidebar:
-        st.header(t("controls", lang))
-        st.toggle(t("special_label", lang), key="special", help=t("special_help", lang))
-        number_input(LabParams, "seed", lang, "seed", step=1)
-        st.button(
-            t("new_random", lang), key="new_seed", on_click=_new_seed, icon=":material/casino:"
-        )
-        model_controls(lang)
-
-
 def text_box(lang: str) -> None:
     """The sentence: each character becomes a token."""
     st.text_input(
@@ -44,24 +32,51 @@ def text_box(lang: str) -> None:
     )
 
 
+HEADS_NOTE = "_heads_reset"  # (heads, d) when d stopped dividing the heads: said once
+
+
+def fit_heads() -> None:
+    """The heads that d and the source allow, derived at the start of every run (the page's and
+    the view's), before any widget: heads must divide d, and the head shown must exist."""
+    session = st.session_state
+    if "heads" not in session:  # a first run: the link's settings are checked as they are read
+        return
+    trained = session.source == "trained"
+    if not trained and int(session.heads) not in head_choices(int(session.d)):
+        session[HEADS_NOTE] = (int(session.heads), int(session.d))
+        session.heads = 1
+    if int(session.head) >= (TRAINED.heads if trained else int(session.heads)):
+        session.head = 0
+
+
+def heads_note(lang: str) -> None:
+    """Under the bar: the heads that the new d did not divide, once."""
+    reset = st.session_state.pop(HEADS_NOTE, None)
+    if reset is not None:
+        st.caption(t("heads_reset", lang, heads=reset[0], d=reset[1]))
+
+
 def teacher_bar(lang: str) -> None:
-    """d with its presets, scaling and the mask, side by side above the figure: what a lesson on
-    √d changes, in reach without opening the sidebar. One row that wraps, not columns: columns
-    are a block each, built and sent on every run."""
+    """d with its presets, scaling, the mask and the model's settings, in one row that wraps:
+    what a lesson on √d changes, in reach on every screen."""
+    trained = st.session_state.source == "trained"
     with st.container(horizontal=True, gap="medium", vertical_alignment="bottom"):
-        help_d = t("d_help", lang)
-        number_input(
-            LabParams, "d", lang, "d_short", step=1, help=help_d, on_change=fit_heads, width=130
-        )
-        d_presets(lang)
+        if trained:  # the model's d_k: nothing to choose
+            st.badge(t("d_trained", lang, d_k=TRAINED.d_k), icon=":material/lock:", color="gray")
+        else:
+            number_input(LabParams, "d", lang, "d_short", step=1, width=130)
+            d_presets(lang)
         st.toggle(t("scale_label_short", lang), key="scale", help=t("scale_help", lang))
         radio(LabParams, "mask", lang, "mask_short", horizontal=True, help=t("mask_help", lang))
+        with st.popover(
+            t("model_header", lang), icon=":material/tune:", help=t("model_help", lang)
+        ):
+            model_controls(lang)
 
 
 def d_presets(lang: str) -> None:
     """The common sizes of d as one segmented control: a click sets d, and the current d is shown
-    selected (one widget, not five buttons: each widget is hashed, registered and sent on every
-    rerun). Typing another d leaves none selected."""
+    selected. Typing another d leaves none selected."""
     current = st.session_state.d
     st.session_state.d_preset = current if current in PRESETS else None
     st.segmented_control(
@@ -79,7 +94,6 @@ def _preset_chosen() -> None:
     chosen = st.session_state.d_preset
     if chosen is not None:
         st.session_state.d = chosen
-        fit_heads()
 
 
 def stage_picker(lang: str) -> str:
@@ -87,56 +101,35 @@ def stage_picker(lang: str) -> str:
     return picker(LabParams, "stage", lang, "stage")
 
 
-MODEL_KEYS = ("heads", "head", "source", "position", "temperature")
-SIDEBAR_D = "_sidebar_d"  # the d that the sidebar's list of heads was drawn for
-HEADS_NOTE = "_heads_reset"  # (heads, d) when a new d did not divide the heads: said once
-
-
-def sidebar_is_stale() -> bool:
-    """Whether d, set above the figure in a run of the view alone, has left the sidebar's open
-    model controls listing the heads of another d."""
-    session = st.session_state
-    return bool(session.get("show_model")) and session.d != session.get(SIDEBAR_D, session.d)
-
-
 def model_controls(lang: str) -> None:
-    """Heads, where Q/K/V come from, and the temperature, behind a switch: open when any of them
-    differs from its default (a link that sets one opens it), closed for the first lesson.
-    Closed, they keep their values (restored from the page's last run) and cost no widgets."""
-    st.session_state[SIDEBAR_D] = st.session_state.d
-    defaults = LabParams()
-    changed = any(st.session_state[key] != getattr(defaults, key) for key in MODEL_KEYS)
-    st.session_state.setdefault("show_model", changed)
-    if not st.toggle(t("model_header", lang), key="show_model", help=t("model_help", lang)):
-        return
-    heads_controls(lang)
+    """Where Q, K, V come from, then that source's own settings, the temperature and the
+    special tokens."""
     radio(LabParams, "source", lang, "source")
-    st.toggle(
-        t("position_label", lang),
-        key="position",
-        help=t("position_help", lang),
-        disabled=st.session_state.source != "embedding",
-    )
+    if st.session_state.source == "trained":
+        trained_controls(lang)
+    else:
+        heads_controls(lang)
+        st.toggle(
+            t("position_label", lang),
+            key="position",
+            help=t("position_help", lang),
+            disabled=st.session_state.source != "embedding",
+        )
+        number_input(LabParams, "seed", lang, "seed", step=1)
+        st.button(
+            t("new_random", lang), key="new_seed", on_click=_new_seed, icon=":material/casino:"
+        )
     number_input(LabParams, "temperature", lang, "temperature", step=0.05, format="%.2f")
+    st.toggle(t("special_label", lang), key="special", help=t("special_help", lang))
 
 
-def fit_heads() -> None:
-    """After d changed: heads must divide d, and the head shown must exist (shown or not, the
-    heads setting must fit); ``heads_note`` says what was reset."""
-    session = st.session_state
-    if int(session.heads) not in head_choices(int(session.d)):
-        session[HEADS_NOTE] = (int(session.heads), int(session.d))
-        session.heads = 1
-    if int(session.head) >= int(session.heads):
-        session.head = 0
-
-
-def heads_note(lang: str) -> None:
-    """Under d: the heads that the new d did not divide, once."""
-    reset = st.session_state.pop(HEADS_NOTE, None)
-    if reset is not None:
-        heads, d = reset
-        st.caption(t("heads_reset", lang, heads=heads, d=d))
+def trained_controls(lang: str) -> None:
+    """The trained model's layer and head."""
+    st.selectbox(t("layer_label", lang), range(TRAINED.layers), key="layer",
+                 format_func=lambda i: f"L{i + 1}", help=t("layer_help", lang))  # fmt: skip
+    st.selectbox(t("head_label", lang), range(TRAINED.heads), key="head",
+                 format_func=lambda i: f"H{i + 1}", help=t("head_help", lang))  # fmt: skip
+    st.caption(t("trained_why", lang, d_model=TRAINED.d_model, heads=TRAINED.heads))
 
 
 def heads_controls(lang: str) -> None:

@@ -13,6 +13,9 @@ from viz_core import (
     SOURCES,
     TEMPERATURE_RANGE,
 )
+from viz_core.model import model_config
+
+TRAINED = model_config()  # the shipped model's shape: layers, heads, d_model, d_k
 
 MAX_TEXT_CHARS = 500  # the text box's limit; 32 tokens fit many times over
 DEFAULT_TEXT = "我喜欢人工智能"
@@ -25,12 +28,13 @@ def _divides_d(heads: int, values: dict[str, Any]) -> bool:
 
 
 def _last_head(values: dict[str, Any]) -> float:
-    return int(values["heads"]) - 1
+    return (TRAINED.heads if values["source"] == "trained" else int(values["heads"])) - 1
 
 
 @dataclass(frozen=True)
 class LabParams(Settings):
-    """Every setting of the lab; ``row`` is only a view, the rest are run_lab's arguments.
+    """Every setting of the lab; ``row`` and ``stage`` are only views, the rest are run_lab's
+    arguments (with source "trained", d and heads are the model's, and layer picks its layer).
 
     ``row`` is checked to be a whole number ≥ 0 here: its upper bound depends on the sentence,
     and ``clamp_row`` applies it once the tokens are known.
@@ -45,9 +49,10 @@ class LabParams(Settings):
     mask: str = choice("none", MASK_KINDS)
     seed: int = integer(0, 0, SEED_MAX)
     row: int = integer(2, 0, 10**9)
+    source: str = choice("random", SOURCES)
     heads: int = integer(1, 1, MAX_HEADS, valid=_divides_d)
     head: int = integer(0, 0, _last_head)
-    source: str = choice("random", SOURCES)
+    layer: int = integer(0, 0, TRAINED.layers - 1)  # of the trained model
     position: bool = flag(True)
     temperature: float = number(1.0, *TEMPERATURE_RANGE)
     stage: str = choice("weights", STAGES)  # which stage the large heatmap shows

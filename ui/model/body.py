@@ -71,12 +71,38 @@ def reading_notes(run: ModelRun, lang: str) -> None:
         )
 
 
+OPEN_IN_LAB = "_model_open_in_lab"  # a head was clicked: the lab opens on it
+
+
+def clicked_head(selection: object, heads: int) -> tuple[int, int] | None:
+    """(layer, head) of a click on the heads figure: each panel is a heatmap and its click layer,
+    so the clicked trace's number halved is the panel's."""
+    points = getattr(selection, "get", lambda *_: None)("selection") or {}
+    points = points.get("points", []) if isinstance(points, dict) else []
+    curve = points[0].get("curve_number") if points and isinstance(points[0], dict) else None
+    if not isinstance(curve, int) or isinstance(curve, bool) or curve < 0:
+        return None
+    return divmod(curve // 2, heads)
+
+
+def _open_head() -> None:
+    """Put the clicked head into the lab's settings; the run then switches to the lab."""
+    config = load_model().config
+    picked = clicked_head(st.session_state.get("model_heads"), config.heads)
+    if picked is not None and picked[0] < config.layers:
+        layer, head = picked
+        st.session_state.update(source="trained", layer=layer, head=head, stage="weights")
+        st.session_state[OPEN_IN_LAB] = True
+
+
 def heads_section(run: ModelRun, lang: str) -> None:
-    """Every layer × head as small heatmaps in one figure."""
+    """Every layer × head as small heatmaps in one figure; a click opens that head in the lab."""
     st.subheader(t("md_heads_title", lang))
     st.caption(t("md_heads_why", lang))
     panels = figures.head_panels(run, lang)
-    chart("model_heads", heatmap, panels, lang=lang, per_row=4)
+    chart("model_heads", heatmap, panels, lang=lang, per_row=4, select=_open_head)
+    if st.session_state.pop(OPEN_IN_LAB, False):
+        st.switch_page("ui/lab/page.py")
 
 
 def fill_section(run: ModelRun, params: ModelParams, lang: str) -> ModelParams:

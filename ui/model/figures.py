@@ -20,6 +20,7 @@ def head_panels(run: ModelRun, lang: str) -> list[Matrix]:
             rows=run.tokens,
             cols=run.tokens,
             scale="weights",
+            clickable=True,
             title=t("md_head_panel", lang, layer=layer + 1, head=head + 1),
         )
         for layer, heads in enumerate(run.layers)

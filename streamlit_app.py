@@ -9,7 +9,7 @@ from streamlit.navigation.page import StreamlitPage  # noqa: E402
 
 from ui.kit import memory, state  # noqa: E402
 from ui.kit.pages import FAVICON, PAGES  # noqa: E402
-from ui.kit.text import LANGUAGES, t  # noqa: E402
+from ui.kit.text import t  # noqa: E402
 
 
 def navigation_pages(lang: str) -> list[StreamlitPage]:
@@ -31,29 +31,15 @@ st.set_page_config(
     page_title="注意力实验室 · Attention Lab",
     page_icon=FAVICON,
     layout="wide",
-    initial_sidebar_state="collapsed" if state.present() else "auto",
+    initial_sidebar_state="collapsed",
 )
-with st.sidebar:
-    st.radio(
-        t("lang_label", state.lang()),
-        LANGUAGES,
-        key="lang",
-        horizontal=True,
-        format_func=lambda code: {"zh": "中文", "en": "English"}[code],
-    )
-    st.toggle(t("present_label", state.lang()), key="present", help=t("present_help", state.lang()))
-if state.present():
-    # Streamlit sizes its text in rem: a larger root font enlarges every label for a projector.
-    # A compact head so that each page's main figure and controls fit a 1280 × 720 first screen.
-    st.html(
-        "<style>html{font-size:18px} .stMainBlockContainer{max-width:100%;padding-top:3.6rem}"
-        " h1{font-size:1.8rem!important;padding:0 0 .3rem!important}</style>"
-    )
+st.html(state.PRESENT_CSS if state.present() else state.SCREEN_CSS)
+state.app_switches()
 lang = state.lang()
 state.show_notes(link_notes)
 
 try:
-    st.navigation(navigation_pages(lang)).run()
+    st.navigation(navigation_pages(lang), position="top").run()
 finally:
     memory.freeze_modules()  # after a run that loaded modules: no collection walks them again
     memory.trim()  # what this run freed goes back to the system, not to an idle arena

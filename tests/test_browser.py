@@ -217,7 +217,7 @@ def test_bad_url_shows_notes_never_a_traceback(page, server):
 def test_switching_language_keeps_every_setting(page, server):
     """中文 → English keeps d, mask, seed and row in the URL and on screen."""
     open_app(page, server, "?lang=zh&d=768&mask=causal&seed=5&row=4")
-    page.get_by_text("English", exact=True).click()
+    page.locator(".st-key-lang").get_by_text("EN", exact=True).click()
     wait_idle(page, settle_ms=800)
     assert re.search(r"lang=en", page.url)
     for part in ["d=768", "mask=causal", "seed=5", "row=4"]:

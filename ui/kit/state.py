@@ -20,9 +20,30 @@ from ui.kit.settings import (
     parse_present,
     url_text,
 )
-from ui.kit.text import t
+from ui.kit.text import LANGUAGES, t
 
 S = TypeVar("S", bound=Settings)
+# Every screen: a compact head with the language and presenter switches in the top bar, formulas
+# with little margin; on a phone no Plotly toolbar over axis titles and no labels that the boxes
+# already say, so that the page's figure starts on the first screen.
+SCREEN_CSS = (
+    "<style>.stMainBlockContainer{padding-top:3.4rem;padding-bottom:2rem}"
+    " h1{font-size:2rem!important;padding:0!important}"
+    " .katex-display{margin:.25rem 0!important}"
+    " .st-key-app_switches{position:fixed;top:.6rem;right:3.6rem;z-index:999991;width:auto}"
+    " @media (max-width:640px){h1{font-size:1.35rem!important} h3{font-size:1.1rem!important}"
+    " .stMainBlockContainer{padding-left:.8rem;padding-right:.8rem}"
+    " .st-key-present,.modebar-container{display:none!important}"
+    " .st-key-text [data-testid=stWidgetLabel],.st-key-d_preset [data-testid=stWidgetLabel],"
+    " .st-key-mask [data-testid=stWidgetLabel]{display:none}}</style>"
+)
+# A projector: Streamlit sizes its text in rem, so a larger root font enlarges every label.
+PRESENT_CSS = SCREEN_CSS.replace(
+    "<style>",
+    "<style>html{font-size:18px} .stMainBlockContainer{max-width:100%}"
+    " .st-key-text [data-testid=stWidgetLabel],.st-key-d_preset [data-testid=stWidgetLabel]"
+    "{display:none}",
+).replace("font-size:2rem", "font-size:1.6rem")
 FREE_TEXT = ("text", "numbers")
 
 
@@ -155,10 +176,28 @@ def open_page(title: str, intro: str, *settings: type[Settings]) -> str:
     notes += [note for page in settings for note in restore(page)]
     language = lang()
     st.title(t(title, language))
-    # On a projector the first screen is the figure's: the intro waits in the sidebar.
-    (st.sidebar if present() else st).caption(t(intro, language))
+    # Behind an expander: on every screen the first one is the page's figure and controls.
+    with st.expander(t("about_page", language), icon=":material/info:"):
+        st.caption(t(intro, language))
     show_notes(notes)
     return language
+
+
+def app_switches() -> None:
+    """The language and presenter mode, above every page (no sidebar to open). Built by the
+    entry before the page runs: a widget of one page would be another page's new widget."""
+    language = lang()
+    row = st.container(horizontal=True, horizontal_alignment="right", key="app_switches")
+    row.radio(
+        t("lang_label", language),
+        LANGUAGES,
+        key="lang",
+        horizontal=True,
+        format_func=lambda code: {"zh": "中文", "en": "EN"}[code],
+        label_visibility="collapsed",
+        width="content",
+    )
+    row.toggle(t("present_label", language), key="present", help=t("present_help", language))
 
 
 def close_page(*settings: Settings, share: bool = True) -> None:

@@ -156,7 +156,7 @@ def test_rope_needs_two_dimensions():
 @pytest.mark.parametrize(
     "query",
     [
-        {},
+        {"text_b": "I like AI"},
         {"text_b": "Hello, world!", "d": "16", "seed": "5", "scale": "false", "special": "false"},
         {"text": "我爱我家", "text_b": "I love my home and family", "d": "3", "seed": "2147483647"},
     ],
@@ -164,11 +164,11 @@ def test_rope_needs_two_dimensions():
 def test_cross_heatmap_is_queries_of_a_over_keys_of_b(query):
     """z = softmax(q_A k_Bᵀ / √d) with q_A from make_qkv(tokenize(text), d, seed) and k_B from
     make_qkv(tokenize(text_b), d, seed + 1): n × m, rows sum to 1."""
-    at = open_app("variants", variant="cross", **query)
+    at = open_app("variants", variant="cross", cross_source="random", **query)
     special = query.get("special", "true") == "true"
     d, seed = int(query.get("d", 64)), int(query.get("seed", 0))
     tokens_a = tokenize(query.get("text", "我喜欢人工智能"), special_tokens=special)
-    tokens_b = tokenize(query.get("text_b", "I like AI"), special_tokens=special)
+    tokens_b = tokenize(query["text_b"], special_tokens=special)
     q_a, _, _ = make_qkv(tokens_a, d, seed)
     _, k_b, _ = make_qkv(tokens_b, d, seed + 1)
     divisor = math.sqrt(d) if query.get("scale", "true") == "true" else 1.0
@@ -180,15 +180,18 @@ def test_cross_heatmap_is_queries_of_a_over_keys_of_b(query):
 
 
 def test_cross_says_where_k_and_v_come_from():
-    at = open_app("variants", lang="en", variant="cross", seed="7")
+    at = open_app("variants", lang="en", variant="cross", seed="7", cross_source="random",
+                  text_b="I like AI")  # fmt: skip
     text = " ".join(html_texts(at))
     assert "second sentence's 9 tokens (seeded random vectors, seed 8)" in text and "9 × 9" in text
     assert "make_qkv" not in text  # no code names on the page
 
 
 def test_an_empty_second_sentence_asks_for_one():
-    at = open_app("variants", variant="cross", text_b="   ", special="false")
-    assert chart_keys(at) == [] and at.info
+    for source in ("random", "trained"):
+        query = {"text_b": "   ", "special": "false", "cross_source": source}
+        at = open_app("variants", variant="cross", **query)
+        assert chart_keys(at) == [] and at.info
 
 
 # --- bad input --------------------------------------------------------------------------------
@@ -219,7 +222,7 @@ def test_hostile_values_are_replaced_with_a_note_naming_key_and_value(key, value
 @pytest.mark.parametrize("value", HOSTILE, ids=IDS)
 def test_hostile_second_sentence_is_used_as_text_or_cut_with_a_note(value):
     """text_b is free text: shown escaped; 10,000 characters are cut to 500 with a note."""
-    at = open_app("variants", lang="en", variant="cross", text_b=value)
+    at = open_app("variants", lang="en", variant="cross", text_b=value, cross_source="random")
     if len(value) > 500:
         assert any("`text_b`" in note and "using 500 instead" in note for note in notes(at))
         assert len(at.query_params["text_b"]) == 500

@@ -108,12 +108,19 @@ class Translation:
 
 
 @cache
+def translator_config(models: Path = MODELS) -> TranslatorConfig:
+    """The translator's shape, from its record alone (no weights loaded)."""
+    record = json.loads((models / "translator_record.json").read_text(encoding="utf-8"))
+    fields = TranslatorConfig.__dataclass_fields__
+    return TranslatorConfig(**{k: v for k, v in record["config"].items() if k in fields})
+
+
+@cache
 def load_translator(models: Path = MODELS) -> Translator:
     """The shipped weights, loaded once per process (about 35 MB as float64); ``models`` is
     the folder the training script wrote (a test reads a smoke run's)."""
     record = json.loads((models / "translator_record.json").read_text(encoding="utf-8"))
-    fields = TranslatorConfig.__dataclass_fields__
-    config = TranslatorConfig(**{k: v for k, v in record["config"].items() if k in fields})
+    config = translator_config(models)
     source = _vocab(models / "translator_src_vocab.txt")
     target = _vocab(models / "translator_tgt_vocab.txt")
     with np.load(models / "translator_weights.npz") as stored:

@@ -3,7 +3,7 @@
 from ui.kit.cache import shared
 from viz_core import LabResult, run_lab
 
-LAB_CACHE_MB = 62  # the heaviest lab result keeps 14 MB: four of those, or a thousand 9 × 9 ones
+LAB_CACHE_MB = 60  # the heaviest lab result keeps 14 MB: four of those, or a thousand 9 × 9 ones
 
 
 @shared(max_mb=LAB_CACHE_MB)

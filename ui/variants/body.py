@@ -5,18 +5,28 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from ui.kit import state
-from ui.kit.display import chart, number_input, picker, safe_text
+from ui.kit.display import chart, number_input, picker, radio, safe_text
 from ui.kit.figures import format_value
 from ui.kit.settings import Note
 from ui.kit.text import t
 from ui.lab.settings import LabParams
 from ui.variants import figures
-from ui.variants.compute import VariantsResult, compute_variants, sentence
-from ui.variants.settings import MAX_TEXT_B_CHARS, VariantsParams
+from ui.variants.compute import (
+    AlignView,
+    VariantsResult,
+    aligned,
+    compute_variants,
+    sentence,
+    strongest,
+    translated,
+)
+from ui.variants.settings import MAX_TEXT_B_CHARS, TRANSLATOR, VariantsParams
 from viz_core import KV_CACHE_MODELS, head_choices
 
 MISTRAL_WINDOW = 4096  # Mistral-7B's sliding window
 MISTRAL_LAYERS = 32
+CLEAR_WORD = 0.5  # a character whose largest weight on one word is below this draws on several
+STEP, STEP_OF = "_translate_step", "_translate_of"  # characters shown; of which English sentence
 
 
 def fit_heads(d: int) -> list[Note]:
@@ -229,16 +239,27 @@ def rope_section(lab: LabParams, lang: str) -> None:
 
 
 def cross_section(lab: LabParams, lang: str) -> None:
-    """Queries from the lab's sentence, keys and values from a second one: an n × m matrix."""
+    """Queries from one sentence, keys and values from another: the trained translator's, or
+    seeded random ones."""
     st.subheader(t("vr_cross_title", lang))
     left, right = split()
     with left:
+        radio(VariantsParams, "cross_source", lang, "vr_cross_source", horizontal=True)
         st.text_input(
             t("vr_text_b_label", lang),
             key="text_b",
             max_chars=MAX_TEXT_B_CHARS,
             help=t("vr_text_b_help", lang),
         )
+    if st.session_state.cross_source == "trained":
+        trained_cross(lab, lang, left, right)
+    else:
+        random_cross(lab, lang, left, right)
+
+
+def random_cross(lab: LabParams, lang: str, left: DeltaGenerator, right: DeltaGenerator) -> None:
+    """The lab's random queries over a second sentence's random keys: how, not what."""
+    with left:
         result = result_for(lab)
         st.latex(
             r"\begin{gathered} Q = X_A W_Q \\ K = X_B W_K,\quad V = X_B W_V \\"
@@ -254,7 +275,7 @@ def cross_section(lab: LabParams, lang: str) -> None:
     with right:
         chart(
             "cross_heatmap", figures.cross_heatmap, view, result.tokens, result.row, lang=lang,
-                    )  # fmt: skip
+        )  # fmt: skip
     if view.dropped_b:
         st.info(t("vr_cross_capped", lang, dropped=view.dropped_b), icon=":material/content_cut:")
     error = float(abs(view.weights.sum(axis=1) - 1).max())
@@ -262,6 +283,88 @@ def cross_section(lab: LabParams, lang: str) -> None:
         t("vr_cross_check", lang, error=format_value(error, 2), n=len(result.tokens), d=lab.d)
     )
     source_note(lab, lang)
+
+
+def trained_cross(lab: LabParams, lang: str, left: DeltaGenerator, right: DeltaGenerator) -> None:
+    """The translator reads the English (text_b) and writes the lab's sentence: each row is the
+    step that produced a character, over the English words."""
+    session = st.session_state
+    with left:
+        with st.container(horizontal=True):
+            layers = range(TRANSLATOR.decoder_layers)
+            st.selectbox(t("vr_cross_layer_label", lang), layers, key="cross_layer",
+                         format_func=lambda i: f"L{i + 1}")  # fmt: skip
+            radio(VariantsParams, "cross_head", lang, "vr_cross_head", horizontal=True)
+        layer, head = int(session.cross_layer), str(session.cross_head)
+        view = aligned(str(session.text_b)[:MAX_TEXT_B_CHARS], lab.text, layer, head)
+        st.latex(
+            r"Q = H_{\text{dec}} W_Q,\ K = H_{\text{enc}} W_K,\ V = H_{\text{enc}} W_V,\ "
+            r"A = \operatorname{softmax}(Q K^{\top}/\sqrt{d_k})"
+        )
+    if view is None:
+        st.info(t("vr_cross_empty_trained", lang), icon=":material/edit:")
+        return
+    with right:
+        row = min(lab.row, len(view.target) - 1)
+        chart("cross_heatmap", figures.alignment_heatmap, view, row, lang=lang)
+    alignment_text(view, lang)
+    translation_steps(str(session.text_b)[:MAX_TEXT_B_CHARS], layer, head, lab.text, lang)
+
+
+def alignment_text(view: AlignView, lang: str) -> None:
+    """Which word each character mostly attends to, where it is not one-to-one, and what
+    differs from self-attention: every word and number from the weights."""
+    found = strongest(view)
+    pairs = ("，" if lang == "zh" else ", ").join(f"{c} ← {w} ({p:.2f})" for c, w, p in found)
+    safe_text(t("vr_cross_found", lang, pairs=pairs))
+    found = [(c, w, p) for c, w, p in found if c != "[EOS]"]  # the characters only, from here
+    shared_words: dict[str, list[str]] = {}
+    for character, word, _ in found:
+        shared_words.setdefault(word, []).append(character)
+    many = [f"{''.join(chars)} ← {word}" for word, chars in shared_words.items() if len(chars) > 1]
+    if many:
+        safe_text(t("vr_cross_many", lang, groups="; ".join(many)))
+    spread = [f"{c} ({p:.2f})" for c, _, p in found if p < CLEAR_WORD]
+    if spread:
+        safe_text(t("vr_cross_spread", lang, chars=", ".join(spread), share=CLEAR_WORD))
+    if view.unknown or view.unknown_target:
+        unknown = " ".join([*view.unknown, *view.unknown_target])
+        safe_text(t("vr_cross_unknown", lang, words=unknown))
+    st.caption(t("vr_cross_trained_why", lang, n=len(view.target), m=len(view.source)))
+
+
+def _step_translation(delta: int, last: int) -> None:
+    st.session_state[STEP] = min(max(int(st.session_state.get(STEP, 0)) + delta, 0), last)
+
+
+def translation_steps(english: str, layer: int, head: str, chinese: str, lang: str) -> None:
+    """The model's own translation of the English, one character per press, each step's
+    attention row drawn as it is produced."""
+    own = translated(english, layer, head)
+    if own is None:
+        return
+    if st.session_state.get(STEP_OF) != english:  # a new sentence starts from its first step
+        st.session_state[STEP], st.session_state[STEP_OF] = 0, english
+    st.markdown(f"#### {t('vr_translate_title', lang)}")
+    last = len(own.target)
+    shown = min(int(st.session_state.get(STEP, 0)), last)
+    buttons = (
+        ("next", ":material/skip_next:", 1, shown >= last),
+        ("all", ":material/fast_forward:", last, shown >= last),
+        ("reset", ":material/replay:", -last, shown == 0),
+    )
+    with st.container(horizontal=True, vertical_alignment="center"):
+        for name, icon, delta, disabled in buttons:
+            label, key = t(f"vr_translate_{name}", lang), f"translate_{name}"
+            st.button(label, key=key, icon=icon, on_click=_step_translation, args=(delta, last),
+                      disabled=disabled)  # fmt: skip
+    if shown == 0:
+        return
+    so_far = "".join(token for token in own.target[:shown] if token != "[EOS]")
+    safe_text(t("vr_translate_so_far", lang, text=so_far, shown=shown, total=last))
+    chart("translation_steps", figures.alignment_heatmap, own, shown - 1, shown, lang=lang)
+    if shown == last and own.text != chinese:
+        safe_text(t("vr_translate_differs", lang, own=own.text, given=chinese))
 
 
 SECTIONS = {

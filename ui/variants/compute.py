@@ -25,6 +25,7 @@ from viz_core import (
 )
 from viz_core.attention import frozen
 from viz_core.lab import cap_tokens
+from viz_core.translator import Translation, align, translate
 
 DIMS = 8  # key dimensions shown per head
 DEMO_TEXT = "我爱我家"  # two 我 that differ only by their position
@@ -250,3 +251,59 @@ def cross_view(
     _, k_b, v_b = make_qkv(tokens_b, d, seed + 1)
     weights = attention(q, k_b, v_b, scale).weights
     return CrossView(tokens_b=tuple(tokens_b), dropped_b=dropped, weights=frozen(weights))
+
+
+@dataclass(frozen=True)
+class AlignView:
+    """The translator's cross-attention of one decoder layer: rows are the characters it
+    produces (then [EOS]), columns the English words it reads (then [EOS])."""
+
+    source: tuple[str, ...]  # (S,)
+    target: tuple[str, ...]  # (T,)
+    weights: np.ndarray  # (T, S): the chosen head's, or the layer's heads averaged; rows sum to 1
+    unknown: tuple[str, ...]  # English words the model never saw
+    unknown_target: tuple[str, ...]  # given characters it never saw
+    dropped: int  # English words past the encoder's last position
+    text: str  # the Chinese, without [EOS]
+
+
+def _align_view(run: Translation, layer: int, head: str) -> AlignView:
+    heads = run.cross[layer]
+    weights = np.mean(heads, axis=0) if head == "mean" else heads[int(head)]
+    return AlignView(
+        source=run.source_tokens,
+        target=run.target_tokens,
+        weights=frozen(np.array(weights)),
+        unknown=run.unknown,
+        unknown_target=run.unknown_target,
+        dropped=run.dropped,
+        text=run.text,
+    )
+
+
+@shared(max_mb=1)  # a view is at most 48 × 40 weights: 15 kB
+def aligned(english: str, chinese: str, layer: int, head: str) -> AlignView | None:
+    """The translator teacher-forced on the lab's sentence as the translation of ``english``;
+    None when either has nothing to read."""
+    try:
+        return _align_view(align(english, chinese), layer, head)
+    except ValueError:
+        return None
+
+
+@shared(max_mb=1)
+def translated(english: str, layer: int, head: str) -> AlignView | None:
+    """The translator's own greedy translation of ``english``, its attention step by step."""
+    try:
+        return _align_view(translate(english), layer, head)
+    except ValueError:
+        return None
+
+
+def strongest(view: AlignView) -> list[tuple[str, str, float]]:
+    """(character, the word it attends to most, that weight) for every row."""
+    best = view.weights.argmax(axis=1)
+    return [
+        (character, view.source[j], float(view.weights[i, j]))
+        for i, (character, j) in enumerate(zip(view.target, best, strict=True))
+    ]

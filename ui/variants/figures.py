@@ -27,7 +27,7 @@ from ui.kit.heatmap import (
     row_ticks,
 )
 from ui.kit.text import t
-from ui.variants.compute import CrossView, GqaView, RopeView, WindowView
+from ui.variants.compute import AlignView, CrossView, GqaView, RopeView, WindowView
 
 SHARE = 0.62  # the figure's column beside the controls, of the main area
 LABELLED_GROUPS = 16  # key/value heads: more, and the lines between groups would be a texture
@@ -209,5 +209,23 @@ def cross_heatmap(
     """The n × m weights: queries of the lab's sentence (rows) over sentence B's keys."""
     matrix = Matrix(
         view.weights, tokens, view.tokens_b, "weights", selected_row=row, col_axis="vr_axis_key_b"
+    )
+    return heatmap(matrix, lang=lang, large=large, share=SHARE)
+
+
+def alignment_heatmap(
+    view: AlignView, row: int, shown: int | None = None, *, lang: str, large: bool = False
+) -> dict[str, Any]:
+    """The translator's cross-attention: a row per character it produces (the first ``shown``
+    of them), a column per English word it reads."""
+    rows = len(view.target) if shown is None else shown
+    matrix = Matrix(
+        view.weights[:rows],
+        view.target[:rows],
+        view.source,
+        "weights",
+        selected_row=row if row < rows else None,
+        row_axis="vr_axis_produces",
+        col_axis="vr_axis_english",
     )
     return heatmap(matrix, lang=lang, large=large, share=SHARE)

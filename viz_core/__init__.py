@@ -92,6 +92,7 @@ from viz_core.train import (
     steps_to_accuracy,
     train_head,
 )
+from viz_core.translator import Translation, align, load_translator, translate
 from viz_core.variants import grouped_query_attention, rope, sliding_window_mask
 
 __all__ = [
@@ -136,7 +137,9 @@ __all__ = [
     "SoftmaxBreakdown",
     "Sweep",
     "TrainRun",
+    "Translation",
     "VarianceExperiment",
+    "align",
     "attention",
     "batch_stream",
     "causal_mask",
@@ -158,6 +161,7 @@ __all__ = [
     "kv_cache_decode",
     "load_head_report",
     "load_model",
+    "load_translator",
     "loss_and_grads",
     "make_batch",
     "make_qkv",
@@ -186,4 +190,5 @@ __all__ = [
     "token_embedding",
     "tokenize",
     "train_head",
+    "translate",
 ]

@@ -65,7 +65,8 @@ def scores_stage(result: LabResult, row: int, lang: str) -> None:
     heading(t("scores_title", lang), r"S = Q K^{\top},\quad S_{ij} = q_i \cdot k_j")
     stage_heatmap(result, "scores", row, lang)
     st.caption(t("scores_why", lang, sqrt_d=sqrt_d))
-    safe_text(t("changed_scores", lang, std=f"{result.std_scores:.3g}", sqrt_d=sqrt_d))
+    cells = result.steps.scores.size
+    safe_text(t("changed_scores", lang, std=f"{result.std_scores:.3g}", sqrt_d=sqrt_d, cells=cells))
 
 
 def scaled_stage(result: LabResult, row: int, lang: str) -> None:

@@ -158,6 +158,7 @@ def histogram_section(params: ScalingParams, lang: str) -> None:
     theory_std = sqrt_d * entry_variance  # √(d · Var(q_i) · Var(k_i))
     numbers = {
         "std": f"{dots.std():.3g}",
+        "samples": f"{dots.size:,}",
         "theory": "√d" if entry_variance == 1 else "√(d/9)",
         "theory_value": f"{theory_std:.3g}",
         "std_scaled": f"{(dots / sqrt_d).std():.3g}",

@@ -208,11 +208,8 @@ def align(english: str, chinese: str, model: Translator | None = None) -> Transl
     characters = chinese_tokens(chinese)
     if not characters:
         raise ValueError("Type the Chinese translation to align, at least one character.")
-    keep = model.config.max_target - 1
-    dropped = max(0, len(characters) - keep)
-    characters = characters[:keep]
-    ids = [model.target_index.get(ch, UNK) for ch in characters]
-    unknown = tuple(dict.fromkeys(ch for ch, i in zip(characters, ids, strict=True) if i == UNK))
+    positions = model.config.max_target
+    characters, ids, unknown, dropped = _cut(characters, model.target_index, positions)
     memory, encoder = _encode(model, np.asarray(source[1]))
     run = _decode(model, memory, [BOS, *ids])
     target = ([*ids, EOS], unknown, dropped)
@@ -228,12 +225,19 @@ def _source(model: Translator, text: str) -> Source:
     words = english_tokens(text)
     if not words:
         raise ValueError("Type an English sentence for the translator to read.")
-    keep = model.config.max_source - 1
-    dropped = max(0, len(words) - keep)
-    words = words[:keep]
-    ids = [model.source_index.get(word, UNK) for word in words]
-    unknown = tuple(dict.fromkeys(w for w, i in zip(words, ids, strict=True) if i == UNK))
+    words, ids, unknown, dropped = _cut(words, model.source_index, model.config.max_source)
     return [*words, SPECIALS[EOS]], [*ids, EOS], unknown, dropped
+
+
+def _cut(tokens: list[str], index: dict[str, int], positions: int) -> Source:
+    """Tokens cut to leave one of ``positions`` for [BOS] or [EOS], their ids ([UNK] for those
+    the vocabulary lacks), the unknown ones once each, and how many were cut."""
+    keep = positions - 1
+    dropped = max(0, len(tokens) - keep)
+    tokens = tokens[:keep]
+    ids = [index.get(token, UNK) for token in tokens]
+    unknown = tuple(dict.fromkeys(tok for tok, i in zip(tokens, ids, strict=True) if i == UNK))
+    return tokens, ids, unknown, dropped
 
 
 def _result(

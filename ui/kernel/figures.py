@@ -8,8 +8,8 @@ import numpy as np
 
 from ui.kernel.compute import human_bytes
 from ui.kernel.settings import TILE
-from ui.kit.figures import escape, figure, format_value, tick_labels
-from ui.kit.heatmap import Matrix, beside_domain, cell_rects, frame, heatmap
+from ui.kit.figures import escape, figure, format_value
+from ui.kit.heatmap import Matrix, beside_domain, cell_rects, column_ticks, frame, heatmap
 from ui.kit.text import t
 from viz_core import CacheShape, FlashRun, OnlineSoftmax
 
@@ -21,6 +21,8 @@ DONE_COLOUR = "#bfdbfe"  # tiles already computed and dropped
 ALIGNED_UP_TO = 10  # tokens: more, and a row is too low for its line of m and ℓ beside it
 SHARE = 0.62  # the figure's column beside the controls, of the main area
 Trace = dict[str, Any]
+
+ROOM = 360  # px of the blocks' panel on a laptop: the labels' room is shared out of it
 
 
 def _numbers(values: list[float | None], digits: int = 3) -> list[str]:
@@ -105,7 +107,7 @@ def _online_layout(
 ) -> dict[str, Any]:
     """Blocks on the left axis, tokens on the right; room above for the labels."""
     ticks = {"size": 17 if large else 14}
-    labels = [escape(" ".join(tokens[b.columns])) for b in run.trace]
+    labels = [" ".join(tokens[b.columns]) for b in run.trace]
     top = max(3.0, float(run.l), float(run.m))
     return {
         "height": 340 if large else 360,
@@ -114,20 +116,16 @@ def _online_layout(
         "legend": {"orientation": "h", "x": 0, "y": 1.02, "yanchor": "bottom", "font": ticks},
         "xaxis": {
             "domain": [0, 0.52],
-            "tickvals": list(range(len(labels))),
-            "ticktext": labels,
+            **column_ticks(labels, 12, ROOM // len(labels)).axis,  # CJK upright, [CLS] → CLS
             "tickfont": {"size": 14 if large else 12},
-            "tickangle": 0 if run.block > 1 or large else -45,  # "[CLS] [SEP]" need the room
             "title": {"text": t("kn_axis_block", lang)},
         },
         "yaxis": {"range": [0, top * 1.25], "zeroline": True},
         "xaxis2": {
             "domain": [0.6, 1],
             "anchor": "y2",
-            "tickvals": list(range(len(tokens))),
-            "ticktext": tick_labels(tokens),
+            **column_ticks(tokens, 12, ROOM * 4 // 5 // len(tokens)).axis,
             "tickfont": {"size": 13 if large else 12},
-            "tickangle": -45,  # nine tokens in 40 % of the width: [CLS] and [SEP] would touch
             "title": {"text": t("kn_panel_weights", lang)},
         },
         "yaxis2": {"anchor": "x2", "range": [0, 0.5]},

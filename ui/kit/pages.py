@@ -32,7 +32,7 @@ class Page:
 PAGES = (  # the default page first
     Page("lab", ":material/biotech:", "weights_heatmap"),
     Page("softmax", ":material/bar_chart:", "softmax_bars"),
-    Page("scaling", ":material/straighten:", "variance_chart"),
+    Page("scaling", ":material/straighten:", "dot_histogram"),
     Page("steps", ":material/footprint:", "step_q"),
     Page("quiz", ":material/quiz:", None),
     Page("train", ":material/fitness_center:", "loss_curves"),

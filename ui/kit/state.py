@@ -40,9 +40,11 @@ SCREEN_CSS = (
 # A projector: Streamlit sizes its text in rem, so a larger root font enlarges every label.
 PRESENT_CSS = SCREEN_CSS.replace(
     "<style>",
-    "<style>html{font-size:18px} .stMainBlockContainer{max-width:100%}"
-    " .st-key-text [data-testid=stWidgetLabel],.st-key-d_preset [data-testid=stWidgetLabel]"
-    "{display:none}",
+    "<style>html{font-size:18px} .stMainBlockContainer{max-width:100%;padding-top:2.6rem!important}"
+    " .st-key-text [data-testid=stWidgetLabel],.st-key-d_preset [data-testid=stWidgetLabel],"
+    " .st-key-about,.stMain h1,.st-key-mask [data-testid=stWidgetLabel],"
+    " .st-key-d [data-testid=stWidgetLabel]{display:none}"
+    " .stMainBlockContainer{padding-left:1.5rem;padding-right:1.5rem}",
 ).replace("font-size:2rem", "font-size:1.6rem")
 FREE_TEXT = ("text", "numbers")
 
@@ -177,7 +179,7 @@ def open_page(title: str, intro: str, *settings: type[Settings]) -> str:
     language = lang()
     st.title(t(title, language))
     # Behind an expander: on every screen the first one is the page's figure and controls.
-    with st.expander(t("about_page", language), icon=":material/info:"):
+    with st.container(key="about"), st.expander(t("about_page", language), icon=":material/info:"):
         st.caption(t(intro, language))
     show_notes(notes)
     return language

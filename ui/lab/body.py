@@ -12,7 +12,7 @@ from ui.kit.heatmap import Matrix, heatmap
 from ui.kit.text import STRINGS, t
 from ui.lab import figures
 from ui.lab.compute import compute_lab
-from ui.lab.controls import fit_heads, heads_note, stage_picker, teacher_bar, text_box
+from ui.lab.controls import fit_heads, heads_note, stage_picker, teacher_bar
 from ui.lab.export import matrix_csv, state_zip
 from ui.lab.settings import LabParams, clamp_row
 from ui.lab.stages import OUTPUT_DIMS, STAGE_VIEWS, row_panel
@@ -38,7 +38,6 @@ def lab_view(lang: str) -> None:
     """
     row_as_number()
     fit_heads()
-    text_box(lang)
     teacher_bar(lang)
     heads_note(lang)
     params = state.current(LabParams)

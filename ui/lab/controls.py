@@ -28,7 +28,11 @@ def _set_model(d: int, heads: int) -> None:
 def text_box(lang: str) -> None:
     """The sentence: each character becomes a token."""
     st.text_input(
-        t("text_label", lang), key="text", help=t("text_help", lang), max_chars=MAX_TEXT_CHARS
+        t("text_label", lang),
+        key="text",
+        help=t("text_help", lang),
+        max_chars=MAX_TEXT_CHARS,
+        width=220,
     )
 
 
@@ -57,10 +61,11 @@ def heads_note(lang: str) -> None:
 
 
 def teacher_bar(lang: str) -> None:
-    """d with its presets, scaling, the mask and the model's settings, in one row that wraps:
-    what a lesson on √d changes, in reach on every screen."""
+    """The sentence, d with its presets, scaling, the mask and the model's settings, in one row
+    that wraps: what a lesson on √d changes, in reach on every screen."""
     trained = st.session_state.source == "trained"
-    with st.container(horizontal=True, gap="medium", vertical_alignment="bottom"):
+    with st.container(horizontal=True, gap="small", vertical_alignment="bottom"):
+        text_box(lang)
         if trained:  # the model's d_k: nothing to choose
             st.badge(t("d_trained", lang, d_k=TRAINED.d_k), icon=":material/lock:", color="gray")
         else:

@@ -105,8 +105,8 @@ def render() -> None:
     computed(params, lang)
     if params.distribution == "uniform":
         st.info(t("sc_uniform_note", lang), icon=":material/straighten:")
+    histogram_section(params, lang)  # the figure that d and its presets change comes first
     variance_section(params, lang)
-    histogram_section(params, lang)
     saturation_section(params, lang)
     animation_section(params, lang)
     state.close_page(params)

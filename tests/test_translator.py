@@ -254,8 +254,9 @@ def test_the_held_out_file_credits_tatoeba_and_keeps_the_attribution():
     assert len(rows) == load_translator().record["held_out"]["pairs"]
 
 
-def test_loading_the_translator_costs_at_most_45_mb():
-    """load_translator() in a fresh interpreter allocates at most 45 MB (traced by tracemalloc)."""
+def test_loading_the_translator_costs_at_most_40_mb():
+    """load_translator() in a fresh interpreter allocates at most 40 MB, the issue's budget (traced
+    by tracemalloc; 36.3 MB measured)."""
     code = (
         f"import sys; sys.path.insert(0, {str(ROOT)!r}); import tracemalloc\n"
         "import viz_core.translator\n"
@@ -263,7 +264,7 @@ def test_loading_the_translator_costs_at_most_45_mb():
         "print(tracemalloc.get_traced_memory()[1])"
     )
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert int(run.stdout) <= 45e6, f"{int(run.stdout) / 1e6:.1f} MB"
+    assert int(run.stdout) <= 40 * 2**20, f"{int(run.stdout) / 1e6:.1f} MB"
 
 
 def test_a_three_step_training_run_writes_files_numpy_reads_exactly(tmp_path):

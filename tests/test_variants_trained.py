@@ -42,6 +42,7 @@ def test_the_page_names_each_character_s_strongest_word_from_the_weights():
         j = int(mean[i].argmax())
         assert f"{character} ← {run.source_tokens[j]} ({mean[i, j]:.2f})" in text
     assert "喜欢 ← like" in text  # two characters from one word, found in the weights
+    assert "translates only short, common sentences" in " ".join(c.value for c in at.caption)
     assert "no causal mask" in text.lower() or "no causal mask" in " ".join(
         c.value for c in at.caption
     )

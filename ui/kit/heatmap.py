@@ -44,7 +44,7 @@ from ui.kit.text import t
 # presenter mode (sidebar collapsed).
 MAIN_WIDTH = {False: 840, True: 1180}
 MAX_CELL = {False: 44, True: 48}
-MAX_HEIGHT = {False: 520, True: 320}  # px of cells: in presenter mode a figure fits 720 px
+MAX_HEIGHT = {False: 520, True: 290}  # px of cells: in presenter mode a figure fits 720 px
 MIN_CELL = 4  # px: a matrix too large for its room becomes a texture that still hovers
 GAP = 16  # px between panels
 LINE = 1.3  # em: the height of a line of tick text

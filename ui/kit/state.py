@@ -42,7 +42,7 @@ PRESENT_CSS = SCREEN_CSS.replace(
     "<style>",
     "<style>html{font-size:18px} .stMainBlockContainer{max-width:100%;padding-top:2.6rem!important}"
     " .st-key-text [data-testid=stWidgetLabel],.st-key-d_preset [data-testid=stWidgetLabel],"
-    " .st-key-about,.stMain h1,.st-key-mask [data-testid=stWidgetLabel],"
+    " .st-key-about,.st-key-step_title,.stMain h1,.st-key-mask [data-testid=stWidgetLabel],"
     " .st-key-d [data-testid=stWidgetLabel]{display:none}"
     " .stMainBlockContainer{padding-left:1.5rem;padding-right:1.5rem}",
 ).replace("font-size:2rem", "font-size:1.6rem")

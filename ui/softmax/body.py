@@ -20,7 +20,7 @@ from viz_core import (
     softmax_jacobian,
 )
 
-CHART_HEIGHT = 340  # px: the bars and the controls above them fit a 1280 × 720 first screen
+CHART_HEIGHT = 320  # px: the bars and the controls above them fit a 1280 × 720 first screen
 
 
 @shared(max_mb=1)

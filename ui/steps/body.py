@@ -36,7 +36,8 @@ def render() -> None:
         state.close_page(params, StepsParams(), share=False)
         return
     step = navigator(lang)
-    st.subheader(t(f"st_step_{step}", lang))
+    with st.container(key="step_title"):  # on a projector the indicator names it (CSS)
+        st.subheader(t(f"st_step_{step}", lang))
     SCREENS[step](result, lang)
     settings_line(result, params, lang)
     state.close_page(params, StepsParams(step=step))

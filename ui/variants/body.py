@@ -1,6 +1,8 @@
 """Lesson: the same sentence, four changes to the matrix — GQA, a sliding window, RoPE and
 cross-attention, each checked against the plain computation it replaces."""
 
+from functools import partial
+
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
@@ -348,16 +350,14 @@ def translation_steps(english: str, layer: int, head: str, chinese: str, lang: s
     st.markdown(f"#### {t('vr_translate_title', lang)}")
     last = len(own.target)
     shown = min(int(st.session_state.get(STEP, 0)), last)
-    buttons = (
-        ("next", ":material/skip_next:", 1, shown >= last),
-        ("all", ":material/fast_forward:", last, shown >= last),
-        ("reset", ":material/replay:", -last, shown == 0),
-    )
+    step = partial(st.button, on_click=_step_translation)
     with st.container(horizontal=True, vertical_alignment="center"):
-        for name, icon, delta, disabled in buttons:
-            label, key = t(f"vr_translate_{name}", lang), f"translate_{name}"
-            st.button(label, key=key, icon=icon, on_click=_step_translation, args=(delta, last),
-                      disabled=disabled)  # fmt: skip
+        step(t("vr_translate_next", lang), key="translate_next", icon=":material/skip_next:",
+             args=(1, last), disabled=shown >= last)  # fmt: skip
+        step(t("vr_translate_all", lang), key="translate_all", icon=":material/fast_forward:",
+             args=(last, last), disabled=shown >= last)  # fmt: skip
+        step(t("vr_translate_reset", lang), key="translate_reset", icon=":material/replay:",
+             args=(-last, last), disabled=shown == 0)  # fmt: skip
     if shown == 0:
         return
     so_far = "".join(token for token in own.target[:shown] if token != "[EOS]")

@@ -86,6 +86,14 @@ def shown(build: Callable[..., Any], *args: Any, **kwargs: Any) -> go.Figure:
     return FIGURES.get(key, make)
 
 
+def clicked_point(selection: object) -> dict[str, Any] | None:
+    """The first point of a chart's click event (``select`` in ``chart``), or None when the event
+    holds no usable point: the browser sends it, so nothing about its shape is trusted."""
+    points = getattr(selection, "get", lambda *_: None)("selection") or {}
+    points = points.get("points", []) if isinstance(points, dict) else []
+    return points[0] if points and isinstance(points[0], dict) else None
+
+
 @cache
 def takes_large(build: Callable[..., Any]) -> bool:
     """Whether a figure builder has a ``large`` (projector) variant."""

@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 import streamlit as st
 
-from ui.kit.display import chart, heading, safe_text, train_link
+from ui.kit.display import chart, clicked_point, heading, safe_text, train_link
 from ui.kit.figures import format_small
 from ui.kit.formulas import mask_latex, scale_latex
 from ui.kit.heatmap import Matrix, heatmap
@@ -23,11 +23,8 @@ CLOSE = 0.1  # largest weights of the two rows within this read as "close"
 
 def row_from_selection(selection: object) -> int | None:
     """The query row of a click on the weights heatmap, or None when nothing usable was clicked."""
-    points = getattr(selection, "get", lambda *_: None)("selection") or {}
-    points = points.get("points", []) if isinstance(points, dict) else []
-    if not points or not isinstance(points[0], dict):
-        return None
-    y = points[0].get("y")
+    point = clicked_point(selection)
+    y = None if point is None else point.get("y")
     if isinstance(y, bool) or not isinstance(y, int | float) or not math.isfinite(y):
         return None
     return round(y)

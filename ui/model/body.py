@@ -9,7 +9,7 @@ import streamlit as st
 
 from ui.kit import state
 from ui.kit.cache import shared
-from ui.kit.display import chart, number_input, safe_text
+from ui.kit.display import chart, clicked_point, number_input, safe_text
 from ui.kit.heatmap import heatmap
 from ui.kit.text import literal, t
 from ui.lab.settings import MAX_TEXT_CHARS, LabParams
@@ -77,9 +77,8 @@ OPEN_IN_LAB = "_model_open_in_lab"  # a head was clicked: the lab opens on it
 def clicked_head(selection: object, heads: int) -> tuple[int, int] | None:
     """(layer, head) of a click on the heads figure: each panel is a heatmap and its click layer,
     so the clicked trace's number halved is the panel's."""
-    points = getattr(selection, "get", lambda *_: None)("selection") or {}
-    points = points.get("points", []) if isinstance(points, dict) else []
-    curve = points[0].get("curve_number") if points and isinstance(points[0], dict) else None
+    point = clicked_point(selection)
+    curve = None if point is None else point.get("curve_number")
     if not isinstance(curve, int) or isinstance(curve, bool) or curve < 0:
         return None
     return divmod(curve // 2, heads)

@@ -68,20 +68,17 @@ def render() -> None:
 
 
 def controls(lang: str) -> None:
-    """The numbers, the divisor, and one button per example from the articles."""
-    left, right = st.columns([3, 1])
-    left.text_input(
+    """The numbers, the divisor, and the articles' examples in a popover beside them, so that the
+    chart starts on the first screen of a phone or a projector."""
+    numbers, divisor, examples = st.columns([5, 2, 2], vertical_alignment="bottom")
+    numbers.text_input(
         t("sm_values_label", lang), key="values", help=t("sm_values_help", lang), max_chars=400
     )
-    with right:
+    with divisor:
         number_input(SoftmaxParams, "divisor", lang, "sm_divisor", step=1.0, format="%.3f")
-    presets(lang)
-
-
-def presets(lang: str) -> None:
-    """One button per example from the articles, in a row that wraps on a narrow screen."""
-    with st.container(horizontal=True, gap="small", vertical_alignment="center"):
-        st.caption(t("sm_presets", lang))
+    with examples.popover(
+        t("sm_presets", lang), key="sm_examples", icon=":material/newspaper:", width="stretch"
+    ):
         for name in PRESETS:
             st.button(
                 t(f"sm_preset_{name}", lang), key=f"sm_{name}", on_click=_use_preset, args=(name,)

@@ -110,3 +110,26 @@ def screenshot(page, name):
     """Save a screenshot as a test artifact (git-ignored)."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+
+
+def boxes(tab, selector):
+    """Bounding boxes of every element matching ``selector``, with its text and font size."""
+    return tab.evaluate(
+        """(selector) => [...document.querySelectorAll(selector)].map(e => {
+             const r = e.getBoundingClientRect();
+             return {text: e.textContent, size: parseFloat(getComputedStyle(e).fontSize),
+                     x0: r.left, x1: r.right, y0: r.top, y1: r.bottom};
+           }).filter(b => b.text.trim() !== '')""",
+        selector,
+    )
+
+
+def overlapping(found):
+    """Pairs of boxes that overlap by more than half a pixel."""
+    return [
+        (a["text"], b["text"])
+        for i, a in enumerate(found)
+        for b in found[i + 1 :]
+        if min(a["x1"], b["x1"]) - max(a["x0"], b["x0"]) > 0.5
+        and min(a["y1"], b["y1"]) - max(a["y0"], b["y0"]) > 0.5
+    ]

@@ -5,8 +5,10 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 from browser_support import (
+    boxes,
     count_runs,
     launch,
+    overlapping,
     require_browser,
     screenshot,
     streamlit_server,
@@ -384,29 +386,6 @@ def test_presenter_mode_fits_the_first_screen_of_a_projector(projector, server, 
             outside.append((key, box))
     screenshot(projector, f"projector-{path or 'lab'}-{lang}")
     assert outside == []
-
-
-def boxes(tab, selector):
-    """Bounding boxes of every element matching ``selector``, with its text and font size."""
-    return tab.evaluate(
-        """(selector) => [...document.querySelectorAll(selector)].map(e => {
-             const r = e.getBoundingClientRect();
-             return {text: e.textContent, size: parseFloat(getComputedStyle(e).fontSize),
-                     x0: r.left, x1: r.right, y0: r.top, y1: r.bottom};
-           }).filter(b => b.text.trim() !== '')""",
-        selector,
-    )
-
-
-def overlapping(found):
-    """Pairs of boxes that overlap by more than half a pixel."""
-    return [
-        (a["text"], b["text"])
-        for i, a in enumerate(found)
-        for b in found[i + 1 :]
-        if min(a["x1"], b["x1"]) - max(a["x0"], b["x0"]) > 0.5
-        and min(a["y1"], b["y1"]) - max(a["y0"], b["y0"]) > 0.5
-    ]
 
 
 @pytest.mark.parametrize(

@@ -376,3 +376,52 @@ def test_a_figure_is_built_once_per_arguments_and_shared():
     assert shown(heatmap, Matrix(np.eye(2), ("a", "b"), ("a", "b")), lang="en") is others[-1]
     assert decode(first.to_dict()["data"][0]["z"]).tolist() == np.eye(3).tolist()
     assert FIGURES in cache.CACHES and FIGURES.total > 0
+
+
+PHONE_TOKENS = ("[CLS]", "我", "喜", "欢", "人", "工", "智", "能", "[SEP]")
+
+
+def _cell_px(fig, axis="xaxis"):
+    """A cell's drawn side in px, from the figure's own width, margins and domain."""
+    layout = fig["layout"]
+    plot = layout["width"] - layout["margin"]["l"] - layout["margin"]["r"]
+    x0, x1 = layout[axis]["domain"]
+    return plot * (x1 - x0) / len(fig["data"][0]["z"][0])
+
+
+def test_a_phone_gets_a_figure_as_wide_as_its_screen_with_numbers_only_where_they_fit():
+    """Streamlit squeezes a figure wider than the screen, but not its text: on a phone the
+    heatmap is sized to the phone and prints its numbers only if they fit the cells it has."""
+    weights = np.random.default_rng(0).dirichlet(np.ones(9), 9)
+    matrix = Matrix(weights, PHONE_TOKENS, PHONE_TOKENS, "weights")
+    laptop = heatmap(matrix, lang="en", share=0.58)
+    phone = heatmap(matrix, lang="en", share=0.58, phone=True)
+    assert laptop["layout"]["width"] > 390 >= phone["layout"]["width"]
+    for fig in (laptop, phone):
+        numbered = "text" in fig["data"][0]
+        widest = 0.56 * 3 * 13 + 0.3 * 13  # "0.00" at the 13-px cell font
+        assert numbered == (_cell_px(fig) >= widest + 4), _cell_px(fig)
+    assert "text" in laptop["data"][0] and "text" not in phone["data"][0]
+
+
+def test_a_phone_wraps_a_figure_of_many_panels_two_to_a_row():
+    weights = np.full((9, 9), 1 / 9)
+    panels = [Matrix(weights, PHONE_TOKENS, PHONE_TOKENS, "weights") for _ in range(8)]
+    for phone, across in ((False, 4), (True, 2)):
+        layout = heatmap(panels, lang="en", per_row=4, phone=phone)["layout"]
+        domains = {tuple(layout[key]["domain"]) for key in layout if key.startswith("xaxis")}
+        assert len(domains) == across
+
+
+def test_the_phone_hint_is_the_browsers_word_and_reaches_every_builder_that_takes_it(
+    monkeypatch,
+):
+    from types import SimpleNamespace
+
+    from ui.kit import display, state
+
+    for agent, expected in (("Mozilla/5.0 (iPhone) Mobile/15E148", True), ("X11; Linux", False)):
+        monkeypatch.setattr(state.st, "context", SimpleNamespace(headers={"User-Agent": agent}))
+        assert state.phone() is expected
+    assert display.screen_options(heatmap) == ("large", "phone")
+    assert display.screen_options(figures.lesson_layout) == ()

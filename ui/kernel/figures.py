@@ -9,7 +9,15 @@ import numpy as np
 from ui.kernel.compute import human_bytes
 from ui.kernel.settings import TILE
 from ui.kit.figures import escape, figure, format_value
-from ui.kit.heatmap import Matrix, beside_domain, cell_rects, column_ticks, frame, heatmap
+from ui.kit.heatmap import (
+    PHONE_WIDTH,
+    Matrix,
+    beside_domain,
+    cell_rects,
+    column_ticks,
+    frame,
+    heatmap,
+)
 from ui.kit.text import t
 from viz_core import CacheShape, FlashRun, OnlineSoftmax
 
@@ -36,9 +44,11 @@ def online_softmax_steps(
     *,
     lang: str,
     large: bool = False,
+    phone: bool = False,
 ) -> dict[str, Any]:
-    """Left: the running max m, sum ℓ and rescale factor after each block (m labelled where it
-    rises). Right: the final weights (bars) with the ordinary softmax as a dash on each bar."""
+    """Left (on a phone, above): the running max m, sum ℓ and rescale factor after each block
+    (m labelled where it rises). Right (below): the final weights (bars) with the ordinary
+    softmax as a dash on each bar."""
     blocks = run.trace
     steps = list(range(len(blocks)))
     ell = [float(b.l) for b in blocks]
@@ -58,7 +68,8 @@ def online_softmax_steps(
         },
     ]
     return figure(
-        left + _final_weights(run, reference, font), _online_layout(run, tokens, lang, large)
+        left + _final_weights(run, reference, font),
+        _online_layout(run, tokens, lang, large, phone),
     )
 
 
@@ -103,32 +114,39 @@ def _line(
 
 
 def _online_layout(
-    run: OnlineSoftmax, tokens: tuple[str, ...], lang: str, large: bool
+    run: OnlineSoftmax, tokens: tuple[str, ...], lang: str, large: bool, phone: bool
 ) -> dict[str, Any]:
-    """Blocks on the left axis, tokens on the right; room above for the labels."""
+    """Blocks on the left axis, tokens on the right (on a phone, one panel above the other);
+    room above for the labels. Long labels are shortened where they would touch."""
     ticks = {"size": 17 if large else 14}
+    fonts = (14, 13) if large else (12, 12)
     labels = [" ".join(tokens[b.columns]) for b in run.trace]
     top = max(3.0, float(run.l), float(run.m))
+    across = (PHONE_WIDTH, PHONE_WIDTH) if phone else (ROOM, ROOM * 3 // 4)  # the panels' px
     return {
-        "height": 340 if large else 360,
+        "height": 620 if phone else 340 if large else 360,
         "margin": {"l": 10, "r": 10, "t": 10, "b": 10},
         "barmode": "overlay",
         "legend": {"orientation": "h", "x": 0, "y": 1.02, "yanchor": "bottom", "font": ticks},
         "xaxis": {
-            "domain": [0, 0.52],
-            **column_ticks(labels, 12, ROOM // len(labels)).axis,  # CJK upright, [CLS] → CLS
-            "tickfont": {"size": 14 if large else 12},
+            "domain": [0, 1] if phone else [0, 0.52],
+            **column_ticks(labels, fonts[0], across[0] // len(labels) - 4).axis,
+            "tickfont": {"size": fonts[0]},
             "title": {"text": t("kn_axis_block", lang)},
         },
-        "yaxis": {"range": [0, top * 1.25], "zeroline": True},
+        "yaxis": {
+            "range": [0, top * 1.25],
+            "zeroline": True,
+            "domain": [0.58, 1] if phone else [0, 1],
+        },
         "xaxis2": {
-            "domain": [0.6, 1],
+            "domain": [0, 1] if phone else [0.6, 1],
             "anchor": "y2",
-            **column_ticks(tokens, 12, ROOM * 4 // 5 // len(tokens)).axis,
-            "tickfont": {"size": 13 if large else 12},
+            **column_ticks(tokens, fonts[1], across[1] // len(tokens) - 4).axis,
+            "tickfont": {"size": fonts[1]},
             "title": {"text": t("kn_panel_weights", lang)},
         },
-        "yaxis2": {"anchor": "x2", "range": [0, 0.5]},
+        "yaxis2": {"anchor": "x2", "range": [0, 0.5], "domain": [0, 0.4] if phone else [0, 1]},
     }
 
 
@@ -145,6 +163,7 @@ def flash_tiles(
     *,
     lang: str,
     large: bool = False,
+    phone: bool = False,
 ) -> dict[str, Any]:
     """The n × m grid of scores: tiles already done (pale, dropped), the current tile with its
     scores (framed), masked cells grey. Right: the running m and ℓ of the current query rows."""
@@ -156,7 +175,7 @@ def flash_tiles(
     current = np.zeros(masked.shape, dtype=bool)
     current[tile.rows, tile.cols] = True
     grid = _tile_grid(masked, current, done, tokens, lang)
-    fig = heatmap(grid, lang=lang, large=large, share=SHARE, beside=FLASH_ROOM)
+    fig = heatmap(grid, lang=lang, large=large, phone=phone, share=SHARE, beside=FLASH_ROOM)
     fig["data"] += _running_bars(run, index, tokens, lang, large)
     fig["layout"] |= _running_axes(fig, len(tokens))
     fig["layout"]["shapes"] = [
@@ -243,6 +262,7 @@ def kv_cache(
     *,
     lang: str,
     large: bool = False,
+    phone: bool = False,
 ) -> dict[str, Any]:
     """Left: step i's weights over the i + 1 cached keys (grey: not generated yet). Right: the
     cache of real models growing with the tokens it holds."""
@@ -251,7 +271,7 @@ def kv_cache(
         np.where(future, np.nan, weights), tokens, tokens, "weights", masked=future,
         row_axis="kn_axis_step", name="weights",
     )  # fmt: skip
-    fig = heatmap(decode, lang=lang, large=large, share=SHARE, beside=CACHE_ROOM)
+    fig = heatmap(decode, lang=lang, large=large, phone=phone, share=SHARE, beside=CACHE_ROOM)
     top_tokens = max(model.tokens for model in models)
     for model in models:
         fig["data"].append(

@@ -94,10 +94,13 @@ def clicked_point(selection: object) -> dict[str, Any] | None:
     return points[0] if points and isinstance(points[0], dict) else None
 
 
+SCREEN = {"large": state.present, "phone": state.phone}  # what a builder may size itself for
+
+
 @cache
-def takes_large(build: Callable[..., Any]) -> bool:
-    """Whether a figure builder has a ``large`` (projector) variant."""
-    return "large" in inspect.signature(build).parameters
+def screen_options(build: Callable[..., Any]) -> tuple[str, ...]:
+    """The screen options a figure builder takes: ``large`` (a projector), ``phone``."""
+    return tuple(name for name in SCREEN if name in inspect.signature(build).parameters)
 
 
 def chart(
@@ -111,9 +114,9 @@ def chart(
     with alt text and the app's modebar, whose camera button saves <key>.png; ``select`` is
     called when a point is clicked. A ``go.Figure`` is sent as it is, where Streamlit would
     validate a dict on every run: so each is built once (``shown``). A builder that takes
-    ``large`` gets it from presenter mode: pages never branch on the mode."""
-    if takes_large(build):
-        kwargs.setdefault("large", state.present())
+    ``large`` or ``phone`` gets it from the screen: pages never branch on it."""
+    for name in screen_options(build):
+        kwargs.setdefault(name, SCREEN[name]())
     fig = shown(build, *args, **kwargs)
     config = {**CONFIG, "toImageButtonOptions": {"format": "png", "scale": 2, "filename": key}}
     picked = {"on_select": select, "selection_mode": "points"} if select else {}

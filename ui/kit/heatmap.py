@@ -45,6 +45,8 @@ from ui.kit.text import t
 MAIN_WIDTH = {False: 840, True: 1180}
 MAX_CELL = {False: 44, True: 48}
 MAX_HEIGHT = {False: 520, True: 290}  # px of cells: in presenter mode a figure fits 720 px
+PHONE_WIDTH = 340  # px a chart has on a 360–390-px-wide phone: columns stack there
+PHONE_PER_ROW = 2  # panels to a row on a phone
 MIN_CELL = 4  # px: a matrix too large for its room becomes a texture that still hovers
 GAP = 16  # px between panels
 LINE = 1.3  # em: the height of a line of tick text
@@ -85,17 +87,21 @@ def heatmap(
     per_row: int | None = None,
     beside: float = 0.0,
     min_height: int = 0,
+    phone: bool = False,
 ) -> dict[str, Any]:
     """Matrices as one figure: ``per_row`` panels to a row (all in one by default), square cells
-    of one size within ``share`` of the main area (``large``: a projector's); row labels on the
-    first panel of each row, column labels over the first row, axis titles on the first panel,
-    a colour bar where the cells print no numbers. ``beside`` keeps that fraction of the
+    of one size within ``share`` of the main area (``large``: a projector's; ``phone``: all of a
+    phone's width, and a wrapped figure two panels to a row); row labels on the first panel of
+    each row, column labels over the first row, axis titles on the first panel, a colour bar
+    where the cells print no numbers. ``beside`` keeps that fraction of the
     plot's width, right of the matrices, for a page's own axes; ``min_height`` px at least."""
-    grid = Grid(
-        tuple([panels] if isinstance(panels, Matrix) else panels), CELL_FONT[large], per_row
-    )
+    panels = tuple([panels] if isinstance(panels, Matrix) else panels)
+    if phone and per_row:
+        per_row = min(per_row, PHONE_PER_ROW)
+    grid = Grid(panels, CELL_FONT[large], per_row)
     numbers = [cell_numbers(matrix) for matrix in grid.panels]
-    bar, size = bar_and_size(grid, numbers, MAIN_WIDTH[large] * share, large, beside)
+    room = PHONE_WIDTH if phone else MAIN_WIDTH[large] * share
+    bar, size = bar_and_size(grid, numbers, room, large, beside)
     margin = grid_margin(grid, size, bar)
     plot_w = math.ceil(grid.span(size, across=True) / (1 - beside))
     plot_h = max(grid.span(size, across=False), min_height - margin["t"] - margin["b"])

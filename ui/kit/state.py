@@ -23,14 +23,15 @@ from ui.kit.settings import (
 from ui.kit.text import LANGUAGES, t
 
 S = TypeVar("S", bound=Settings)
-# Every screen: a compact head with the language and presenter switches in the top bar, formulas
-# with little margin; on a phone no Plotly toolbar over axis titles and no labels that the boxes
-# already say, so that the page's figure starts on the first screen.
+# Every screen: a compact head with the language and presenter switches in the top bar (the page
+# links end before them), formulas with little margin; on a phone no Plotly toolbar over axis
+# titles and no labels that the boxes already say, so that the figure starts on the first screen.
 SCREEN_CSS = (
     "<style>.stMainBlockContainer{padding-top:3.4rem;padding-bottom:2rem}"
     " h1{font-size:2rem!important;padding:0!important}"
     " .katex-display{margin:.25rem 0!important}"
     " .st-key-app_switches{position:fixed;top:.6rem;right:3.6rem;z-index:999991;width:auto}"
+    " [data-testid=stTopNav]{max-width:calc(100% - 18rem)}"
     " @media (max-width:640px){h1{font-size:1.35rem!important} h3{font-size:1.1rem!important}"
     " .stMainBlockContainer{padding-left:.8rem;padding-right:.8rem}"
     " .st-key-present,.modebar-container{display:none!important}"
@@ -73,6 +74,12 @@ def init_lang() -> list[Note]:
 def init_present() -> list[Note]:
     """Presenter mode: off unless the link says ?present=true."""
     return _seed_once("present", parse_present)
+
+
+def phone() -> bool:
+    """Whether the browser says it is a phone ("Mobi" in its User-Agent, as MDN advises): its
+    figures are sized to a phone's width, where Streamlit would squeeze a wider one."""
+    return "Mobi" in (st.context.headers.get("User-Agent") or "")
 
 
 def present() -> bool:

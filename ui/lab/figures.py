@@ -148,6 +148,7 @@ def output_heatmap(
     lang: str,
     dims: int,
     large: bool = False,
+    phone: bool = False,
 ) -> dict[str, Any]:
     """What each key adds to the selected row's output, A_ij · v_j over the first ``dims``
     dimensions (rows 0 … m − 1, exactly those columns of the contributions), and their sum, the
@@ -157,7 +158,7 @@ def output_heatmap(
     columns = tuple(str(j) for j in range(dims))
     names = {"row_axis": "axis_term", "col_axis": "axis_dimension"}
     matrix = Matrix(stacked, rows, columns, selected_row=len(tokens), **names)
-    return heatmap(matrix, lang=lang, large=large, share=0.58)
+    return heatmap(matrix, lang=lang, large=large, phone=phone, share=0.58)
 
 
 def stages_overview(
@@ -168,6 +169,7 @@ def stages_overview(
     *,
     lang: str,
     large: bool = False,
+    phone: bool = False,
 ) -> dict[str, Any]:
     """QKᵀ, ÷√d, mask and softmax as small multiples, two to a row: scores each on its own
     diverging scale, weights on 0 … 1, masked cells grey."""
@@ -183,7 +185,7 @@ def stages_overview(
         )
         for i, (matrix, title) in enumerate(zip(matrices, titles, strict=True))
     ]
-    return heatmap(panels, lang=lang, large=large, share=0.58, per_row=2)
+    return heatmap(panels, lang=lang, large=large, phone=phone, share=0.58, per_row=2)
 
 
 GRID_HEADS = 16  # heads drawn at once: 64 would be too many bytes per rerun, and too small
@@ -196,7 +198,12 @@ def heads_group(heads: int, selected: int) -> range:
 
 
 def heads_grid(
-    weights: list[npt.NDArray[np.float64]], tokens: tuple[str, ...], *, lang: str, selected: int
+    weights: list[npt.NDArray[np.float64]],
+    tokens: tuple[str, ...],
+    *,
+    lang: str,
+    selected: int,
+    phone: bool = False,
 ) -> dict[str, Any]:
     """The weights of the selected head's group of heads, four to a row, on one colour bar."""
     panels = [
@@ -209,4 +216,4 @@ def heads_grid(
         )
         for h in heads_group(len(weights), selected)
     ]
-    return heatmap(panels, lang=lang, per_row=4)
+    return heatmap(panels, lang=lang, per_row=4, phone=phone)

@@ -63,7 +63,8 @@ def loss_curve(epochs: list[dict[str, Any]], lang: str) -> go.Figure:
     y = np.array([row["loss"] for row in epochs])
     line = go.Scatter(x=x, y=y, mode="lines+markers", line_color=SCALED_COLOUR)
     fig = go.Figure(line)
-    return _layout(fig, 260, t("md_loss_epoch", lang), t("md_loss_loss", lang), None)
+    fig = _layout(fig, 260, t("md_loss_epoch", lang), t("md_loss_loss", lang), None)
+    return fig.update_xaxes(type="linear", tickformat="d")  # Plotly thins the ticks to fit
 
 
 def _layout(

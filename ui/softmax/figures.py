@@ -72,9 +72,10 @@ def jacobian_heatmap(
     *,
     lang: str,
     large: bool = False,
+    phone: bool = False,
     share: float = 1.0,
 ) -> dict[str, Any]:
     """∂p_i/∂x_j with three decimals, on a scale fixed at ±1/4."""
     names = {"row_axis": "axis_output", "col_axis": "axis_input"}
     matrix = Matrix(jacobian, tuple(labels), tuple(labels), "fine", JACOBIAN_LIMIT, **names)
-    return heatmap(matrix, lang=lang, large=large, share=share)
+    return heatmap(matrix, lang=lang, large=large, phone=phone, share=share)

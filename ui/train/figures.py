@@ -138,12 +138,12 @@ def _frame(matrices: list[Matrix], step: int, numbered: bool) -> dict[str, Any]:
 
 
 def learned_weights(
-    pair: TrainPair, ideal: list[int], *, lang: str, large: bool = False
+    pair: TrainPair, ideal: list[int], *, lang: str, large: bool = False, phone: bool = False
 ) -> dict[str, Any]:
     """Attention on the probe, scaled beside unscaled, one frame per checkpoint, ending trained;
     the cell each query should read framed."""
     steps = pair.scaled.checkpoint_steps.tolist()
-    fig = heatmap(_maps(pair, len(steps) - 1, lang), lang=lang, large=large, share=1.0)
+    fig = heatmap(_maps(pair, len(steps) - 1, lang), lang=lang, large=large, phone=phone, share=1.0)
     numbered = "text" in fig["data"][0]
     fig["frames"] = [_frame(_maps(pair, c, lang), step, numbered) for c, step in enumerate(steps)]
     layout = fig["layout"]

@@ -41,7 +41,13 @@ Trace = dict[str, Any]
 
 
 def gqa_heads(
-    view: GqaView, tokens: tuple[str, ...], row: int, *, lang: str, large: bool = False
+    view: GqaView,
+    tokens: tuple[str, ...],
+    row: int,
+    *,
+    lang: str,
+    large: bool = False,
+    phone: bool = False,
 ) -> dict[str, Any]:
     """Left: the selected token's key in every query head (heads of one group: equal rows).
     Right: its weights in every head (each head still has its own)."""
@@ -59,7 +65,7 @@ def gqa_heads(
             title=t("vr_gqa_panel_weights", lang, token=token),
         ),
     ]  # fmt: skip
-    fig = heatmap(panels, lang=lang, large=large, share=SHARE)
+    fig = heatmap(panels, lang=lang, large=large, phone=phone, share=SHARE)
     fig["layout"]["shapes"] += _group_lines(view.kv_heads, group)
     return fig
 
@@ -86,7 +92,13 @@ def _group_lines(kv_heads: int, group: int) -> list[dict[str, Any]]:
 
 
 def window_heatmap(
-    view: WindowView, tokens: tuple[str, ...], row: int, *, lang: str, large: bool = False
+    view: WindowView,
+    tokens: tuple[str, ...],
+    row: int,
+    *,
+    lang: str,
+    large: bool = False,
+    phone: bool = False,
 ) -> dict[str, Any]:
     """Causal weights (left) next to the window's (right): grey = the future, amber = seen under
     the causal mask but outside the window (weight exactly 0)."""
@@ -103,7 +115,7 @@ def window_heatmap(
             title=t("vr_window_panel_window", lang, window=view.window), name="window",
         ),
     ]  # fmt: skip
-    fig = heatmap(panels, lang=lang, large=large, share=SHARE)
+    fig = heatmap(panels, lang=lang, large=large, phone=phone, share=SHARE)
     fig["layout"]["shapes"] += cell_rects(lost, LOST_COLOUR, 0.85, axes="2")
     return fig
 
@@ -204,17 +216,29 @@ def _points(x: np.ndarray, y: np.ndarray, colour: str, name: str, marker: dict[s
 
 
 def cross_heatmap(
-    view: CrossView, tokens: tuple[str, ...], row: int, *, lang: str, large: bool = False
+    view: CrossView,
+    tokens: tuple[str, ...],
+    row: int,
+    *,
+    lang: str,
+    large: bool = False,
+    phone: bool = False,
 ) -> dict[str, Any]:
     """The n × m weights: queries of the lab's sentence (rows) over sentence B's keys."""
     matrix = Matrix(
         view.weights, tokens, view.tokens_b, "weights", selected_row=row, col_axis="vr_axis_key_b"
     )
-    return heatmap(matrix, lang=lang, large=large, share=SHARE)
+    return heatmap(matrix, lang=lang, large=large, phone=phone, share=SHARE)
 
 
 def alignment_heatmap(
-    view: AlignView, row: int, shown: int | None = None, *, lang: str, large: bool = False
+    view: AlignView,
+    row: int,
+    shown: int | None = None,
+    *,
+    lang: str,
+    large: bool = False,
+    phone: bool = False,
 ) -> dict[str, Any]:
     """The translator's cross-attention: a row per character it produces (the first ``shown``
     of them), a column per English word it reads."""
@@ -228,4 +252,4 @@ def alignment_heatmap(
         row_axis="vr_axis_produces",
         col_axis="vr_axis_english",
     )
-    return heatmap(matrix, lang=lang, large=large, share=SHARE)
+    return heatmap(matrix, lang=lang, large=large, phone=phone, share=SHARE)

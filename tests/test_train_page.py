@@ -356,30 +356,3 @@ def test_work_spread_over_script_runs_ends_in_the_result(monkeypatch):
     assert len(runs) == 2 + 12  # a cell per run (the last one then shows the sweep)
     assert "sweep_steps" in chart_keys(at)
     assert all(call.kept(**kwargs) for call, kwargs in compute.sweep_calls("max", "sgd", 9))
-
-
-def test_a_new_setting_draws_the_scaled_curve_before_the_other_run_trains():
-    """One new run per script run: the first trains the ÷√d run alone and its curve is drawn
-    alone (the page then reruns itself); the next trains the other run and draws both."""
-    from dataclasses import asdict
-
-    from ui.kit.cache import clear_all
-    from ui.train import body, figures
-    from ui.train.settings import TrainParams
-
-    clear_all()
-    params = TrainParams(steps=60, seed=7)
-    setting = asdict(params)
-    assert body.trained(params, "en") is None
-    assert compute.train_run.kept(**setting, scale=True)
-    assert not compute.train_run.kept(**setting, scale=False)
-    alone = figures.loss_curves(compute.train_run(**setting, scale=True), title="", lang="en")
-    expected = train_head(
-        "previous", 64, True, 7, 60, "sgd", checkpoints=compute.checkpoints_for(60)
-    )
-    assert len(alone["data"]) == 1
-    assert_allclose(decode(alone["data"][0]["y"]), expected.loss, rtol=1e-6)
-    pair = body.trained(params, "en")
-    assert pair is not None and compute.train_run.kept(**setting, scale=False)
-    both = figures.loss_curves(pair, title="", lang="en")
-    assert [trace["name"] for trace in both["data"]] == ["÷√d_k", "no ÷√d_k"]

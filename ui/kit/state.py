@@ -7,7 +7,7 @@ the URL or from its last run, its title and the notes for replaced link values) 
 
 from collections.abc import Callable
 from dataclasses import asdict
-from typing import Any, NoReturn, TypeVar
+from typing import Any, TypeVar
 from urllib.parse import urlencode
 
 import streamlit as st
@@ -155,7 +155,7 @@ def begin_run() -> None:
     st.session_state[SHOWN] = []
 
 
-def rerun() -> NoReturn:
+def rerun() -> None:
     """Rerun the script at once to go on with work spread over runs (training, a sweep); the
     notes this run showed are shown again by the next, which the user sees in its place."""
     st.session_state[PENDING] = st.session_state.get(SHOWN, [])

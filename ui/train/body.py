@@ -16,10 +16,10 @@ from ui.kit.text import t
 from ui.train import compute, figures
 from ui.train.compute import TrainPair, train_pair
 from ui.train.settings import D_PRESETS, TrainParams
-from viz_core import NEVER, Sweep, TrainRun
+from viz_core import NEVER, Sweep
 
 SWEEPS = "_train_sweeps"  # session state: the (task, optimizer, seed) whose sweep was asked for
-# Seconds of a sweep per script run before the page reruns itself for the rest, so that no
+# Seconds of training per script run before the page reruns itself for the rest, so that no
 # script run passes 1 s (docs/performance.md, "Long computations in slices").
 SLICE = 0.3
 
@@ -41,9 +41,6 @@ def render() -> None:
     params = state.current(TrainParams)
     with right:
         pair = trained(params, lang)
-        if pair is None:  # the ÷√d run's curve now; the page reruns itself for the other run
-            loss_chart(compute.train_run(**asdict(params), scale=True), params, lang)
-            state.rerun()
         loss_chart(pair, params, lang)
     numbers_section(pair, params, lang)
     gradient_section(pair, lang)
@@ -87,15 +84,17 @@ def progress_bar(text: str) -> Iterator[None]:
     holder.empty()
 
 
-def trained(params: TrainParams, lang: str) -> TrainPair | None:
-    """The page's one core call: both runs of this setting, shared by every session; None while
-    the second is not trained. Each run not kept yet is trained in a script run of its own, so
-    that the scaled run's curve is drawn before the other run trains."""
+def trained(params: TrainParams, lang: str) -> TrainPair:
+    """The page's one core call: both runs of this setting, shared by every session. A run not
+    kept yet is trained in a script run of its own (the page reruns itself for the second), so
+    that no run of the script takes much longer than SLICE."""
     setting = asdict(params)  # task, d, steps, optimizer, seed: the core call's arguments
     calls = compute.pair_calls(**setting)
     with progress_bar(t("tr_training", lang)):
-        done = advance(calls, 0.0)  # one new run per script run
-    return train_pair(**setting) if done == len(calls) else None
+        done = advance(calls, SLICE)
+    if done < len(calls):
+        state.rerun()
+    return train_pair(**setting)
 
 
 def callout(title: str, sentences: list[str], lang: str) -> None:
@@ -107,8 +106,8 @@ def callout(title: str, sentences: list[str], lang: str) -> None:
         safe_text(("" if lang == "zh" else " ").join(sentences[1:]))
 
 
-def loss_chart(pair: TrainPair | TrainRun, params: TrainParams, lang: str) -> None:
-    """The main figure: the loss of both runs (or of the scaled one), titled by its setting."""
+def loss_chart(pair: TrainPair, params: TrainParams, lang: str) -> None:
+    """The main figure: the loss of both runs, titled by its setting."""
     task, optimizer = t(f"tr_task_{params.task}", lang), t(f"tr_optimizer_{params.optimizer}", lang)
     title = t("tr_loss_title", lang, task=task, d=params.d, optimizer=optimizer)
     chart("loss_curves", figures.loss_curves, pair, title=title, lang=lang)

@@ -12,7 +12,7 @@ from ui.kit.figures import RAW_COLOUR, SCALED_COLOUR, figure
 from ui.kit.heatmap import Matrix, cell_numbers, frame, heatmap
 from ui.kit.text import t
 from ui.train.compute import TrainPair
-from viz_core import NEVER, Sweep, TrainRun
+from viz_core import NEVER, Sweep
 
 Trace = dict[str, Any]
 LEGEND = {"orientation": "h", "x": 0, "y": 1.02, "yanchor": "bottom"}
@@ -52,12 +52,11 @@ def _curves_layout(y_title: str, height: int, lang: str, large: bool) -> dict[st
     }
 
 
-def _reached_marks(
-    runs: tuple[TrainRun, ...], lang: str, large: bool
-) -> tuple[list[Trace], list[Trace]]:
+def _reached_marks(pair: TrainPair, lang: str, large: bool) -> tuple[list[Trace], list[Trace]]:
     """A dotted line and a label at the step each run first reaches 90 % held-out accuracy."""
     shapes, notes = [], []
-    for k, (run, (_, colour)) in enumerate(zip(runs, _names(lang), strict=False)):
+    runs = zip((pair.scaled, pair.unscaled), _names(lang), strict=True)
+    for k, (run, (_, colour)) in enumerate(runs):
         step = run.steps_to()
         if step == NEVER:
             continue
@@ -72,18 +71,15 @@ def _reached_marks(
     return shapes, notes
 
 
-def loss_curves(
-    pair: TrainPair | TrainRun, *, title: str, lang: str, large: bool = False
-) -> dict[str, Any]:
-    """Loss at every step, scaled and unscaled, with the steps where each reached 90 %; a run
-    alone (the scaled one, while the other trains) is drawn alone."""
-    runs = (pair.scaled, pair.unscaled) if isinstance(pair, TrainPair) else (pair,)
-    names = _names(lang)
+def loss_curves(pair: TrainPair, *, title: str, lang: str, large: bool = False) -> dict[str, Any]:
+    """Loss at every step, scaled and unscaled, with the steps where each reached 90 %."""
+    (s_name, s_colour), (u_name, u_colour) = _names(lang)
     data = [
-        _curve(run.loss, name, colour) for run, (name, colour) in zip(runs, names, strict=False)
+        _curve(pair.scaled.loss, s_name, s_colour),
+        _curve(pair.unscaled.loss, u_name, u_colour),
     ]
     layout = _curves_layout(t("tr_axis_loss", lang), 380 if large else 340, lang, large)
-    layout["shapes"], layout["annotations"] = _reached_marks(runs, lang, large)
+    layout["shapes"], layout["annotations"] = _reached_marks(pair, lang, large)
     layout["title"] = {
         "text": title,
         "x": 0,

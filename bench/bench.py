@@ -1,13 +1,15 @@
 """Benchmarks, side by side with a yardstick in one run (these machines are noisy, so ratios
 matter more than absolute numbers). Run by hand:
 
-    python -m bench.bench [--quick] [--parts core,pages,heaviest,browser,experiment]
+    python -m bench.bench [--quick] [--parts core,pages,heaviest,browser,interactions,experiment]
 
 Prints one table per part: the core against a one-expression numpy reference; each page's
 script time per rerun against the yardstick page (a new sentence's on a real server, where the
 lab reruns its view alone, and the whole page's under AppTest); each page at its heaviest URL, cold
 and warm, with its figures' size; in Chromium at 1280×720, first chart drawn, Enter → redrawn and
-d preset → redrawn against the yardstick, and websocket kB per interaction; the √d experiment's
+d preset → redrawn against the yardstick, and websocket kB per interaction; every page's main
+interaction (issue 26: a new sentence, numbers, d, step, seed, block, window) against the
+yardstick's Enter, with the charts it redraws, met or not at ×1.5; the √d experiment's
 time and peak memory. Then the targets of issue 12 that the parts run measured, met or not
 (the class of 30 sessions is bench.load's; Chromium's trace of one interaction, bench.trace's).
 """
@@ -416,6 +418,97 @@ def press_preset(page, received: list[int]) -> tuple[float, float]:
     return redrawn(page, lambda: page.mouse.click(x, y), changed, received)
 
 
+# Each page's main interaction (issue 26): its path, the chart it redraws and the widget a
+# visitor changes, with a value per visit that this run's server has not drawn before; steps
+# clicks its "next" button. The yardstick's Enter is the measure of them all.
+INTERACTIONS = {
+    "yardstick": ("", "weights_heatmap", "text", SENTENCES),
+    "lab": ("", "weights_heatmap", "text", SENTENCES),
+    "softmax": ("softmax", "softmax_bars", "values", [f"{i}, 2, 0.5, -1" for i in range(3, 10)]),
+    "scaling": ("scaling", "dot_histogram", "d", [str(100 + 37 * i) for i in range(7)]),
+    "steps": ("steps", "step_scores", "step_next", [""] * 7),
+    "train": ("train", "loss_curves", "seed", [str(11 + i) for i in range(7)]),
+    "kernel": ("kernel", "online_softmax_steps", "block", list("2456783")),  # not its default 1
+    "variants": ("variants?variant=window", "window_heatmap", "window", list("2456789")),  # not 3
+    "model": ("model", "model_heads", "text", SENTENCES),
+}
+# A chart's drawing: its raster images, its marks' paths and its texts.
+DRAWING = """(key) => [...document.querySelectorAll(`.st-key-${key} svg.main-svg`)].map(svg =>
+  [...svg.querySelectorAll('image')].map(i => i.href.baseVal.slice(-80)).join() +
+  [...svg.querySelectorAll('path')].map(p => p.getAttribute('d')).join() +
+  [...svg.querySelectorAll('text')].map(t => t.textContent).join('|')).join()"""
+
+
+def charts_drawn(page) -> dict[str, str]:
+    """Every chart on the page, by key, with its drawing."""
+    keys = page.evaluate(
+        """() => [...document.querySelectorAll('[data-testid=stPlotlyChart]')].map(c =>
+             (c.closest('[class*="st-key-"]').className.match(/st-key-([\\w-]+)/) || [])[1])"""
+    )
+    return {key: page.evaluate(f"() => ({DRAWING})('{key}')") for key in keys if key}
+
+
+def interact(chromium, base: str, page_name: str, visit: int) -> tuple[float, int]:
+    """Open a page, change its main widget (Enter in its box, or a click): the seconds until its
+    main chart is drawn differently, and how many charts the change redrew."""
+    path, key, widget, values = INTERACTIONS[page_name]
+    page = chromium.new_page(viewport=VIEWPORT)
+    page.goto(f"{base}/{path}")
+    first_chart = "step_q" if page_name == "steps" else key
+    page.wait_for_selector(f".st-key-{first_chart} svg.main-svg", timeout=60_000)
+    page.wait_for_selector(IDLE)
+    page.wait_for_timeout(800)
+    before = charts_drawn(page)
+    page.evaluate(f"() => window.__before = ({DRAWING})('{key}')")
+    if page_name == "steps":
+        button = page.locator(f".st-key-{widget} button")
+        button.hover()
+        act = button.click
+    else:
+        box = page.locator(f".st-key-{widget} input").first
+        box.fill(values[visit % len(values)])
+        box.focus()
+        act = lambda: page.keyboard.press("Enter")  # noqa: E731
+    changed = f"() => ({DRAWING})('{key}') !== window.__before && ({DRAWING})('{key}') !== ''"
+    seconds, _ = redrawn(page, act, changed, [])
+    after = charts_drawn(page)
+    page.close()
+    return seconds, sum(before.get(name) != drawing for name, drawing in after.items())
+
+
+def interactions(quick: bool) -> None:
+    """Every page's main interaction against the yardstick's Enter, in turn, visit by visit."""
+    from playwright.sync_api import sync_playwright
+
+    runs = 2 if quick else 3
+    print(f"\n## Each page's main interaction in Chromium at 1280×720 (median of {runs}, in turn)")
+    times: dict[str, list[float]] = {name: [] for name in INTERACTIONS}
+    charts: dict[str, int] = {}
+    with sync_playwright() as playwright, ExitStack() as stack:
+        chromium = launch(playwright)
+        app = stack.enter_context(streamlit_server(APP))[0]
+        yardstick = stack.enter_context(streamlit_server(YARDSTICK))[0]
+        bases = {name: yardstick if name == "yardstick" else app for name in INTERACTIONS}
+        for name, base in bases.items():
+            interact(chromium, base, name, len(SENTENCES) - 1)  # imports and caches, untimed
+        for visit in range(runs):
+            for name, base in bases.items():
+                seconds, charts[name] = interact(chromium, base, name, visit)
+                times[name].append(seconds)
+        chromium.close()
+    yard = statistics.median(times.pop("yardstick"))
+    print(f"yardstick Enter → redrawn: {yard:.2f} s ({charts['yardstick']} chart)")
+    print("page | interaction | charts redrawn | each visit s | median s | ratio | limit | verdict")
+    for name, seconds in times.items():
+        median = statistics.median(seconds)
+        ratio = median / yard
+        widget = INTERACTIONS[name][2]
+        met = verdict(f"{name}: {widget}", f"×{ratio:.2f}", ratio <= 1.5)
+        each = ", ".join(f"{s:.2f}" for s in seconds)
+        row = f"{name} | {widget} | {charts[name]} | {each} | {median:.2f} | ×{ratio:.2f}"
+        print(f"{row} | ≤ ×1.5 | {met}")
+
+
 def experiment() -> None:
     print("\n## The √d experiment (default sample count 2,000)")
     print("what | seconds | peak MB")
@@ -439,8 +532,8 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="fewer sizes and runs")
     parser.add_argument(
         "--parts",
-        default="core,pages,heaviest,browser,experiment",
-        help="comma-separated: core, pages, heaviest, browser, experiment",
+        default="core,pages,heaviest,browser,interactions,experiment",
+        help="comma-separated: core, pages, heaviest, browser, interactions, experiment",
     )
     args = parser.parse_args()
     parts = set(args.parts.split(","))
@@ -450,6 +543,7 @@ def main() -> None:
         ("pages", pages),
         ("heaviest", heaviest),
         ("browser", browser),
+        ("interactions", interactions),
     ]:
         if name in parts:
             part(args.quick)

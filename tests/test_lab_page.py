@@ -417,6 +417,27 @@ def test_a_row_label_sent_back_as_text_keeps_its_number(sent, kept):
     assert not at.exception and at.markdown[0].value == repr(kept)
 
 
+@pytest.mark.parametrize(
+    ("sent", "n", "expected"),
+    [(99, 4, (3, True)), (1, 4, (1, False)), ("3 · 欢", 9, (3, False)), ("12 · 能", 9, (8, True))],
+)
+def test_the_selected_row_is_a_number_inside_the_matrix(sent, n, expected):
+    """Either run, the page's or the stage view's alone, gets the row through ``selected_row``:
+    a row past the sentence is moved to its last row (and says so), an old label sent back as
+    text keeps its number, and the box is given the row it shows."""
+
+    def app(sent, n):
+        import streamlit as st
+
+        from ui.lab.body import selected_row
+
+        st.session_state.row = sent
+        st.write(repr((selected_row(n), st.session_state.row)))
+
+    at = AppTest.from_function(app, args=(sent, n)).run()
+    assert not at.exception and at.markdown[0].value == repr((expected, expected[0]))
+
+
 def test_changing_d_resets_heads_that_no_longer_divide_it():
     """12 heads at d = 768, then d = 100: 12 does not divide 100, so 1 head, with a caption
     that says so once (not the note for a value carried from another page)."""

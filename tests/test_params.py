@@ -3,7 +3,7 @@
 import pytest
 
 from ui.kit.settings import Note, locale_to_lang, parse_lang
-from ui.lab.settings import MAX_TEXT_CHARS, LabParams, clamp_row, parse_lab
+from ui.lab.settings import MAX_TEXT_CHARS, LabParams, parse_lab
 
 
 def test_empty_query_gives_the_defaults_and_no_notes():
@@ -114,13 +114,6 @@ def test_text_is_taken_literally():
     """Markup in the text is kept as characters: escaping is the page's job, not the parser's."""
     payload = "![x](http://e.com/x.png) <script>alert(1)</script> :red[x] $x$"
     assert parse_lab({"text": payload})[0].text == payload
-
-
-def test_row_is_clamped_to_the_sentence():
-    """row 99 in a 4-token sentence selects the last row; an inside row is left alone."""
-    assert clamp_row(LabParams(row=99), 4).row == 3
-    params = LabParams(row=1)
-    assert clamp_row(params, 4) is params
 
 
 @pytest.mark.parametrize(

@@ -14,7 +14,7 @@ from ui.lab import figures
 from ui.lab.compute import compute_lab
 from ui.lab.controls import fit_heads, heads_note, stage_picker, teacher_bar
 from ui.lab.export import matrix_csv, state_zip
-from ui.lab.settings import LabParams, clamp_row
+from ui.lab.settings import LabParams
 from ui.lab.stages import OUTPUT_DIMS, STAGE_VIEWS, row_panel
 from viz_core import LabResult
 from viz_core.model import unknown_characters
@@ -74,11 +74,7 @@ def stage_view(params: LabParams, lang: str) -> None:
     """
     result = compute_lab(**params.core_kwargs())
     n = len(result.tokens)
-    row = min(int(st.session_state.get("row", params.row)), n - 1)
-    # The row box labels each row with its token. Assigning the row makes Streamlit send this
-    # sentence's label to the browser, which would otherwise keep the old one and send it back
-    # (the page's run assigns every setting in ``restore``; a run of a fragment alone does not).
-    st.session_state.row = row
+    row, _ = selected_row(n)
     params = replace(params, row=row, stage=stage_picker(lang))
     figure_side, row_side = st.columns([3, 2], gap="medium")
     with figure_side:
@@ -106,13 +102,26 @@ def row_as_number() -> None:
         st.session_state.row = int(number) if number.isdigit() else 0
 
 
+def selected_row(n: int) -> tuple[int, bool]:
+    """The selected row, a number inside the ``n`` rows, and whether it had to be moved inside.
+
+    It is written back to the row box, whose options are labelled with the tokens: assigning it
+    makes Streamlit send this sentence's labels to the browser, which would otherwise keep the
+    old ones and send one back (the page's run restores every setting; a fragment's alone does
+    not)."""
+    row_as_number()
+    asked = int(st.session_state.get("row", 0))
+    row = min(max(asked, 0), max(n - 1, 0))
+    st.session_state.row = row
+    return row, row != asked
+
+
 def row_inside(params: LabParams, n: int, lang: str) -> LabParams:
     """The settings with the row inside the matrix, saying so when a link asked for more."""
-    clamped = clamp_row(params, n)
-    if clamped.row != params.row:
-        st.caption(t("row_clamped", lang, n=n, row=clamped.row))
-        st.session_state.row = clamped.row
-    return clamped
+    row, moved = selected_row(n)
+    if moved:
+        st.caption(t("row_clamped", lang, n=n, row=row))
+    return replace(params, row=row)
 
 
 def tokens_section(result: LabResult, params: LabParams, lang: str) -> None:

@@ -1,6 +1,6 @@
 """The lab's settings: each field is a URL name, a widget key and a core parameter of run_lab."""
 
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass
 from typing import Any, ClassVar
 
 from ui.kit.settings import Note, Query, Settings, choice, flag, integer, number, text
@@ -37,7 +37,7 @@ class LabParams(Settings):
     arguments (with source "trained", d and heads are the model's, and layer picks its layer).
 
     ``row`` is checked to be a whole number ≥ 0 here: its upper bound depends on the sentence,
-    and ``clamp_row`` applies it once the tokens are known.
+    and ``ui.lab.body.selected_row`` applies it once the tokens are known.
     """
 
     STORE: ClassVar[str] = "_lab_params"
@@ -67,9 +67,3 @@ class LabParams(Settings):
 def parse_lab(query: Query) -> tuple[LabParams, list[Note]]:
     """The lab's settings from a URL query; anything unusable becomes the default, with a note."""
     return LabParams.parse(query)
-
-
-def clamp_row(params: LabParams, n_tokens: int) -> LabParams:
-    """Keep the selected row inside the matrix."""
-    row = min(params.row, max(n_tokens - 1, 0))
-    return params if row == params.row else replace(params, row=row)

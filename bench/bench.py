@@ -459,7 +459,8 @@ def interact(chromium, base: str, page_name: str, visit: int) -> tuple[float, in
     page.wait_for_selector(IDLE)
     page.wait_for_timeout(800)
     before = charts_drawn(page)
-    page.evaluate(f"() => window.__before = ({DRAWING})('{key}')")
+    drawing = f"({DRAWING})('{key}')"
+    page.evaluate(f"() => window.__before = {drawing}")
     if page_name == "steps":
         button = page.locator(f".st-key-{widget} button")
         button.hover()
@@ -469,11 +470,11 @@ def interact(chromium, base: str, page_name: str, visit: int) -> tuple[float, in
         box.fill(values[visit % len(values)])
         box.focus()
         act = lambda: page.keyboard.press("Enter")  # noqa: E731
-    changed = f"() => ({DRAWING})('{key}') !== window.__before && ({DRAWING})('{key}') !== ''"
+    changed = f"() => {{ const now = {drawing}; return now !== '' && now !== window.__before; }}"
     seconds, _ = redrawn(page, act, changed, [])
     after = charts_drawn(page)
     page.close()
-    return seconds, sum(before.get(name) != drawing for name, drawing in after.items())
+    return seconds, sum(before.get(name) != now for name, now in after.items())
 
 
 def interactions(quick: bool) -> None:

@@ -398,7 +398,8 @@ def test_presenter_mode_fits_the_first_screen_of_a_projector(projector, server, 
         ("?lang=zh&present=true", "row_bars", False),  # bars: no cells
         ("?lang=en&text=" + "注意力机制让每个字看见整个句子" * 2, "weights_heatmap", False),
         (
-            "softmax?lang=en&values=15.3,22.7,18.2,2.1,1.8,3.2,2.9,5.6,4.1&divisor=8",
+            "softmax?lang=en&values=15.3,22.7,18.2,2.1,1.8,3.2,2.9,5.6,4.1&divisor=8"
+            "&section=jacobian",
             "jacobian_heatmap",
             False,  # its numbers do not fit its cells at 1280 px
         ),
@@ -451,7 +452,7 @@ MARGINS = """(selector) => [...document.querySelectorAll(selector)].map(gd => {
         ("?lang=en&present=true&stage=all&heads=2", ["stages_overview", "heads_grid"]),
         ("?lang=en&text=" + "注意力机制让每个字看见整个句子" * 2, ["weights_heatmap", "row_bars"]),
         ("?lang=en&text=ABCDEFGHIJKLMNOPQRSTUVWXYZ&heads=16", ["row_bars", "heads_grid"]),
-        ("softmax?lang=en", ["jacobian_heatmap"]),
+        ("softmax?lang=en&section=jacobian", ["jacobian_heatmap"]),
         ("steps?lang=zh&step=2", ["step_scores"]),
         ("variants?lang=en&variant=gqa&q_heads=64&kv_heads=4", ["gqa_heads"]),
         ("variants?lang=zh&present=true&variant=gqa", ["gqa_heads"]),

@@ -127,14 +127,16 @@ def test_the_unscaled_xi_row_carries_the_article_note_with_token_labels():
     assert "[0.16, 0.40, 0.23" in note and f"takes {p.max():.2f}" in note
     tokens = ["我", "喜", "欢", "人", "工", "智", "能", "[CLS]", "[SEP]"]
     assert figure(at, "softmax_bars")["layout"]["xaxis"]["ticktext"] == tokens
+    assert list(at.dataframe[0].value.iloc[:, 0]) == tokens  # the table, the section shown first
+    at.segmented_control(key="section").set_value("jacobian").run()
     assert figure(at, "jacobian_heatmap")["layout"]["yaxis"]["ticktext"] == tokens
+    at.segmented_control(key="section").set_value("gradient").run()
     assert at.selectbox(key="target").options[:3] == ["the largest (喜)", "我", "喜"]
-    assert list(at.dataframe[0].value.iloc[:, 0]) == tokens
 
 
 def test_naive_softmax_overflow_is_shown_in_words_never_as_nan():
     """[1000, 999]: the naive column says overflow / undefined; no 'nan' or 'inf' anywhere."""
-    at = open_app("softmax", lang="en", values="1000, 999")
+    at = open_app("softmax", lang="en", values="1000, 999", section="stability")
     frames = [frame.value for frame in at.dataframe]
     cells = " ".join(str(v) for frame in frames for v in frame.to_numpy().ravel())
     assert "overflow" in cells and "undefined" in cells
@@ -158,7 +160,7 @@ def heatmap_of(at, key):
 def test_the_jacobian_vanishes_unscaled_and_is_drawn_on_a_fixed_scale():
     """[20, −10, 5] ÷ 8 beside ÷ 1: both Jacobians, their norms on the page, and a colour scale
     fixed at ±1/4, so the near-zero unscaled matrix looks near zero."""
-    at = open_app("softmax", lang="en", values="20, -10, 5", divisor="8")
+    at = open_app("softmax", lang="en", values="20, -10, 5", divisor="8", section="jacobian")
     scaled, unscaled = jacobian_by_hand([2.5, -1.25, 0.625]), jacobian_by_hand([20, -10, 5])
     for key, expected in [("jacobian_heatmap", scaled), ("jacobian_unscaled", unscaled)]:
         heatmap = heatmap_of(at, key)
@@ -172,14 +174,31 @@ def test_the_jacobian_vanishes_unscaled_and_is_drawn_on_a_fixed_scale():
 
 def test_with_divisor_one_there_is_one_jacobian_and_a_hint():
     """Nothing to compare at ÷ 1: one Jacobian, and the page suggests a ÷ 8 example."""
-    at = open_app("softmax", lang="en", values="20, -10, 5")
+    at = open_app("softmax", lang="en", values="20, -10, 5", section="jacobian")
     assert "jacobian_heatmap" in chart_keys(at) and "jacobian_unscaled" not in chart_keys(at)
     assert any("Pick a “÷ 8” example" in text for text in page_texts(at))
 
 
+@pytest.mark.parametrize(
+    ("section", "charts", "tables"),
+    [
+        ("table", {"softmax_bars"}, 1),
+        ("stability", {"softmax_bars"}, 1),
+        ("jacobian", {"softmax_bars", "jacobian_heatmap", "jacobian_unscaled"}, 0),
+        ("gradient", {"softmax_bars", "gradient_bars"}, 0),
+    ],
+)
+def test_below_the_bars_only_the_chosen_section_is_drawn(section, charts, tables):
+    """New numbers redraw the bars and one section, the one the link or the picker chose."""
+    at = open_app("softmax", lang="en", values="3, 1, 0.2", divisor="2", section=section)
+    assert set(chart_keys(at)) == charts
+    assert len(at.dataframe) == tables
+    assert at.query_params.get("section", "table") == section
+
+
 def test_the_loss_gradient_targets_the_largest_entry_by_default():
     """No target in the link: the right answer is the largest entry, as in the article."""
-    at = open_app("softmax", values="1, 5, 2")
+    at = open_app("softmax", values="1, 5, 2", section="gradient")
     e = np.exp(np.array([1.0, 5.0, 2.0]) - 5)
     assert_allclose(bar_y(at, "gradient_bars"), e / e.sum() - np.array([0, 1, 0]))
 
@@ -187,7 +206,7 @@ def test_the_loss_gradient_targets_the_largest_entry_by_default():
 def test_a_saturated_wrong_answer_has_two_large_gradient_entries():
     """[20, −10, 5], right answer 5 (position 2): ≈ +1 at the winner, ≈ −1 at the target, ≈ 0
     elsewhere; the page counts the two entries."""
-    at = open_app("softmax", lang="en", values="20, -10, 5", target="2")
+    at = open_app("softmax", lang="en", values="20, -10, 5", target="2", section="gradient")
     e = np.exp(np.array([20.0, -10.0, 5.0]) - 20)
     gradient = e / e.sum() - np.array([0, 0, 1])
     assert_allclose(bar_y(at, "gradient_bars"), gradient)
@@ -207,6 +226,7 @@ def test_a_saturated_wrong_answer_has_two_large_gradient_entries():
         ({"divisor": "inf"}, "divisor", "1"),
         ({"target": "99"}, "target", "11"),
         ({"target": "x"}, "target", "-1"),
+        ({"section": "<b>x</b>"}, "section", "table"),
     ],
 )
 def test_softmax_bad_url_values_are_noted(query, key, used):

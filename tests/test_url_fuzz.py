@@ -20,7 +20,7 @@ PAGE_KEYS = {
         "lang",
         "present",
     ],
-    "softmax": ["values", "divisor", "target", "lang", "present"],
+    "softmax": ["values", "divisor", "target", "section", "lang", "present"],
     "scaling": ["d", "distribution", "lang"],
     "steps": ["step", "text", "d", "mask", "heads", "lang"],
     "quiz": ["quiz_seed", "lang"],

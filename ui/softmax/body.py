@@ -1,11 +1,13 @@
 """Lesson: how softmax works, with the articles' examples computed, not copied."""
 
+from collections.abc import Callable
+
 import pandas as pd
 import streamlit as st
 
 from ui.kit import state
 from ui.kit.cache import shared
-from ui.kit.display import chart, model_link, number_input, safe_text
+from ui.kit.display import chart, model_link, number_input, picker, safe_text
 from ui.kit.figures import format_value
 from ui.kit.settings import parse_values
 from ui.kit.text import t
@@ -45,8 +47,8 @@ def _naive(value: float, lang: str) -> str:
 
 
 def render() -> None:
-    """Controls, one core call, then the chart, the article's check, the table, stability and
-    gradients."""
+    """Controls, one core call, then the chart, the article's check and one section below it:
+    the table, stability, the Jacobian or the loss gradient."""
     lang = state.open_page("sm_title", "sm_intro", SoftmaxParams)
     controls(lang)
     values = parse_values(str(st.session_state["values"]))
@@ -59,12 +61,11 @@ def render() -> None:
     labels = labels_for(values)
     chart_section(breakdown, labels, lang)
     article_verdict(breakdown, lang)
-    table_section(breakdown, labels, lang)
-    stability_section(breakdown, labels, lang)
-    jacobian_section(breakdown, compute(values, 1.0), labels, lang)
-    target = loss_gradient_section(breakdown, labels, lang)
-    params = SoftmaxParams(values=str(st.session_state["values"]), divisor=divisor, target=target)
-    state.close_page(params)
+    if int(st.session_state.target) >= len(labels):  # a position these numbers do not have
+        st.session_state.target = LARGEST
+    section = picker(SoftmaxParams, "section", lang, "sm_section")
+    SECTION_VIEWS[section](breakdown, labels, lang)
+    state.close_page(state.current(SoftmaxParams))
 
 
 def controls(lang: str) -> None:
@@ -171,10 +172,9 @@ def stability_section(breakdown: SoftmaxBreakdown, labels: list[str], lang: str)
     )
 
 
-def jacobian_section(
-    breakdown: SoftmaxBreakdown, unscaled: SoftmaxBreakdown, labels: list[str], lang: str
-) -> None:
+def jacobian_section(breakdown: SoftmaxBreakdown, labels: list[str], lang: str) -> None:
     """What vanishes near one-hot: ∂p/∂x for these numbers, ÷ the divisor beside ÷ 1."""
+    unscaled = compute(tuple(breakdown.x), 1.0)
     st.subheader(t("sm_jacobian_title", lang))
     st.latex(r"J_{ij} = \frac{\partial p_i}{\partial x_j} = p_i(\delta_{ij} - p_j)")
     st.caption(t("sm_jacobian_why", lang))
@@ -198,15 +198,12 @@ def jacobian_section(
             chart(chart_key, figures.jacobian_heatmap, jacobian, labels, **options)
 
 
-def loss_gradient_section(breakdown: SoftmaxBreakdown, labels: list[str], lang: str) -> int:
-    """The cross-entropy gradient p − one-hot(t): large entries only where the answer is wrong.
-    Returns the target setting (LARGEST, or a position)."""
+def loss_gradient_section(breakdown: SoftmaxBreakdown, labels: list[str], lang: str) -> None:
+    """The cross-entropy gradient p − one-hot(t): large entries only where the answer is wrong."""
     n = len(labels)
     st.subheader(t("sm_loss_title", lang))
     st.latex(r"\frac{\partial(-\ln p_t)}{\partial x_j} = p_j - [j = t]")
     st.caption(t("sm_loss_why", lang))
-    if int(st.session_state.target) >= n:
-        st.session_state.target = LARGEST
     top = largest(tuple(breakdown.x))
     choice = st.selectbox(
         t("sm_target_label", lang),
@@ -226,4 +223,11 @@ def loss_gradient_section(breakdown: SoftmaxBreakdown, labels: list[str], lang: 
     }
     safe_text(t("sm_loss_numbers", lang, **numbers))
     chart("gradient_bars", figures.gradient_bars, gradient, labels, lang=lang)
-    return int(choice)
+
+
+SECTION_VIEWS: dict[str, Callable[[SoftmaxBreakdown, list[str], str], None]] = {
+    "table": table_section,
+    "stability": stability_section,
+    "jacobian": jacobian_section,
+    "gradient": loss_gradient_section,
+}

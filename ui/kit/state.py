@@ -23,6 +23,11 @@ from ui.kit.settings import (
 from ui.kit.text import LANGUAGES, t
 
 S = TypeVar("S", bound=Settings)
+# The labels that a box already says (the sentence, the d presets, the mask), hidden where room
+# is short: on a phone and on a projector.
+BOXED_LABELS = ",".join(
+    f".st-key-{key} [data-testid=stWidgetLabel]" for key in ("text", "d_preset", "mask")
+)
 # Every screen: a compact head with the language and presenter switches in the top bar (the page
 # links end before them), formulas with little margin; on a phone no Plotly toolbar over axis
 # titles and no labels that the boxes already say, so that the figure starts on the first screen.
@@ -35,15 +40,13 @@ SCREEN_CSS = (
     " @media (max-width:640px){h1{font-size:1.35rem!important} h3{font-size:1.1rem!important}"
     " .stMainBlockContainer{padding-left:.8rem;padding-right:.8rem}"
     " .st-key-present,.modebar-container{display:none!important}"
-    " .st-key-text [data-testid=stWidgetLabel],.st-key-d_preset [data-testid=stWidgetLabel],"
-    " .st-key-mask [data-testid=stWidgetLabel]{display:none}}</style>"
+    f" {BOXED_LABELS}{{display:none}}}}</style>"
 )
 # A projector: Streamlit sizes its text in rem, so a larger root font enlarges every label.
 PRESENT_CSS = SCREEN_CSS.replace(
     "<style>",
     "<style>html{font-size:18px} .stMainBlockContainer{max-width:100%;padding-top:2.6rem!important}"
-    " .st-key-text [data-testid=stWidgetLabel],.st-key-d_preset [data-testid=stWidgetLabel],"
-    " .st-key-about,.st-key-step_title,.stMain h1,.st-key-mask [data-testid=stWidgetLabel],"
+    f" {BOXED_LABELS},.st-key-about,.st-key-step_title,.stMain h1,"
     " .st-key-d [data-testid=stWidgetLabel]{display:none}"
     " .stMainBlockContainer{padding-left:1.5rem;padding-right:1.5rem}",
 ).replace("font-size:2rem", "font-size:1.6rem")

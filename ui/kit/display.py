@@ -99,8 +99,10 @@ SCREEN = {"large": state.present, "phone": state.phone}  # what a builder may si
 
 @cache
 def screen_options(build: Callable[..., Any]) -> tuple[str, ...]:
-    """The screen options a figure builder takes: ``large`` (a projector), ``phone``."""
-    return tuple(name for name in SCREEN if name in inspect.signature(build).parameters)
+    """The screen options a figure builder takes: ``large`` (a projector), ``phone``; all of
+    them for one that takes ``**screen`` (``Unpack[Screen]``) to pass on to ``heatmap``."""
+    parameters = inspect.signature(build).parameters
+    return tuple(name for name in SCREEN if name in parameters or "screen" in parameters)
 
 
 def chart(

@@ -12,7 +12,7 @@ import math
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 import numpy.typing as npt
@@ -76,6 +76,13 @@ class Matrix:
     col_axis: str = "axis_key"
     title: str = ""  # under the panel: the app's own text (Plotly HTML), user text escaped
     name: str = ""  # the trace's name
+
+
+class Screen(TypedDict, total=False):
+    """What a figure is sized for, as ``chart()`` passes it: a projector (``large``), a phone."""
+
+    large: bool
+    phone: bool
 
 
 def heatmap(

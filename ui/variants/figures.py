@@ -2,7 +2,7 @@
 drawn by ``ui.kit.heatmap``."""
 
 import math
-from typing import Any
+from typing import Any, Unpack
 
 import numpy as np
 
@@ -20,6 +20,7 @@ from ui.kit.figures import (
 from ui.kit.heatmap import (
     MAIN_WIDTH,
     Matrix,
+    Screen,
     cell_rects,
     column_ticks,
     heatmap,
@@ -41,13 +42,7 @@ Trace = dict[str, Any]
 
 
 def gqa_heads(
-    view: GqaView,
-    tokens: tuple[str, ...],
-    row: int,
-    *,
-    lang: str,
-    large: bool = False,
-    phone: bool = False,
+    view: GqaView, tokens: tuple[str, ...], row: int, *, lang: str, **screen: Unpack[Screen]
 ) -> dict[str, Any]:
     """Left: the selected token's key in every query head (heads of one group: equal rows).
     Right: its weights in every head (each head still has its own)."""
@@ -65,7 +60,7 @@ def gqa_heads(
             title=t("vr_gqa_panel_weights", lang, token=token),
         ),
     ]  # fmt: skip
-    fig = heatmap(panels, lang=lang, large=large, phone=phone, share=SHARE)
+    fig = heatmap(panels, lang=lang, share=SHARE, **screen)
     fig["layout"]["shapes"] += _group_lines(view.kv_heads, group)
     return fig
 
@@ -92,13 +87,7 @@ def _group_lines(kv_heads: int, group: int) -> list[dict[str, Any]]:
 
 
 def window_heatmap(
-    view: WindowView,
-    tokens: tuple[str, ...],
-    row: int,
-    *,
-    lang: str,
-    large: bool = False,
-    phone: bool = False,
+    view: WindowView, tokens: tuple[str, ...], row: int, *, lang: str, **screen: Unpack[Screen]
 ) -> dict[str, Any]:
     """Causal weights (left) next to the window's (right): grey = the future, amber = seen under
     the causal mask but outside the window (weight exactly 0)."""
@@ -115,7 +104,7 @@ def window_heatmap(
             title=t("vr_window_panel_window", lang, window=view.window), name="window",
         ),
     ]  # fmt: skip
-    fig = heatmap(panels, lang=lang, large=large, phone=phone, share=SHARE)
+    fig = heatmap(panels, lang=lang, share=SHARE, **screen)
     fig["layout"]["shapes"] += cell_rects(lost, LOST_COLOUR, 0.85, axes="2")
     return fig
 
@@ -216,29 +205,17 @@ def _points(x: np.ndarray, y: np.ndarray, colour: str, name: str, marker: dict[s
 
 
 def cross_heatmap(
-    view: CrossView,
-    tokens: tuple[str, ...],
-    row: int,
-    *,
-    lang: str,
-    large: bool = False,
-    phone: bool = False,
+    view: CrossView, tokens: tuple[str, ...], row: int, *, lang: str, **screen: Unpack[Screen]
 ) -> dict[str, Any]:
     """The n × m weights: queries of the lab's sentence (rows) over sentence B's keys."""
     matrix = Matrix(
         view.weights, tokens, view.tokens_b, "weights", selected_row=row, col_axis="vr_axis_key_b"
     )
-    return heatmap(matrix, lang=lang, large=large, phone=phone, share=SHARE)
+    return heatmap(matrix, lang=lang, share=SHARE, **screen)
 
 
 def alignment_heatmap(
-    view: AlignView,
-    row: int,
-    shown: int | None = None,
-    *,
-    lang: str,
-    large: bool = False,
-    phone: bool = False,
+    view: AlignView, row: int, shown: int | None = None, *, lang: str, **screen: Unpack[Screen]
 ) -> dict[str, Any]:
     """The translator's cross-attention: a row per character it produces (the first ``shown``
     of them), a column per English word it reads."""
@@ -252,4 +229,4 @@ def alignment_heatmap(
         row_axis="vr_axis_produces",
         col_axis="vr_axis_english",
     )
-    return heatmap(matrix, lang=lang, large=large, phone=phone, share=SHARE)
+    return heatmap(matrix, lang=lang, share=SHARE, **screen)

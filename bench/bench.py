@@ -9,7 +9,7 @@ lab reruns its view alone, and the whole page's under AppTest); each page at its
 and warm, with its figures' size; in Chromium at 1280×720, first chart drawn, Enter → redrawn and
 d preset → redrawn against the yardstick, and websocket kB per interaction; every page's main
 interaction (issue 26: a new sentence, numbers, d, step, seed, block, window) against the
-yardstick's Enter, with the charts it redraws, met or not at ×1.5; the √d experiment's
+yardstick's Enter in a visit paired with each, with the charts it redraws, met or not at ×1.5; the √d experiment's
 time and peak memory. Then the targets of issue 12 that the parts run measured, met or not
 (the class of 30 sessions is bench.load's; Chromium's trace of one interaction, bench.trace's).
 """
@@ -478,36 +478,36 @@ def interact(chromium, base: str, page_name: str, visit: int) -> tuple[float, in
 
 
 def interactions(quick: bool) -> None:
-    """Every page's main interaction against the yardstick's Enter, in turn, visit by visit."""
+    """Every page's main interaction against the yardstick's Enter, each visit paired with a
+    yardstick visit just before or after it (the order alternating): this machine's speed drifts
+    over a minute, so each pair's ratio is taken and the median of the ratios kept."""
     from playwright.sync_api import sync_playwright
 
     runs = 2 if quick else 3
-    print(f"\n## Each page's main interaction in Chromium at 1280×720 (median of {runs}, in turn)")
-    times: dict[str, list[float]] = {name: [] for name in INTERACTIONS}
+    print(f"\n## Each page's main interaction in Chromium at 1280×720 ({runs} paired visits)")
+    pages = [name for name in INTERACTIONS if name != "yardstick"]
+    seconds: dict[str, list[tuple[float, float]]] = {name: [] for name in pages}
     charts: dict[str, int] = {}
     with sync_playwright() as playwright, ExitStack() as stack:
         chromium = launch(playwright)
         app = stack.enter_context(streamlit_server(APP))[0]
         yardstick = stack.enter_context(streamlit_server(YARDSTICK))[0]
-        bases = {name: yardstick if name == "yardstick" else app for name in INTERACTIONS}
-        for name, base in bases.items():
-            interact(chromium, base, name, len(SENTENCES) - 1)  # imports and caches, untimed
+        for name in INTERACTIONS:  # imports and caches, untimed
+            interact(chromium, yardstick if name == "yardstick" else app, name, len(SENTENCES) - 1)
         for visit in range(runs):
-            for name, base in bases.items():
-                seconds, charts[name] = interact(chromium, base, name, visit)
-                times[name].append(seconds)
+            for name in pages:
+                pair = [("yardstick", yardstick), (name, app)][:: 1 if visit % 2 == 0 else -1]
+                timed = {who: interact(chromium, base, who, visit) for who, base in pair}
+                charts[name] = timed[name][1]
+                seconds[name].append((timed[name][0], timed["yardstick"][0]))
         chromium.close()
-    yard = statistics.median(times.pop("yardstick"))
-    print(f"yardstick Enter → redrawn: {yard:.2f} s ({charts['yardstick']} chart)")
-    print("page | interaction | charts redrawn | each visit s | median s | ratio | limit | verdict")
-    for name, seconds in times.items():
-        median = statistics.median(seconds)
-        ratio = median / yard
+    print("page | interaction | charts redrawn | each visit s (yardstick s) | median ratio | limit")
+    for name, pairs in seconds.items():
+        ratio = statistics.median(page / yard for page, yard in pairs)
         widget = INTERACTIONS[name][2]
         met = verdict(f"{name}: {widget}", f"×{ratio:.2f}", ratio <= 1.5)
-        each = ", ".join(f"{s:.2f}" for s in seconds)
-        row = f"{name} | {widget} | {charts[name]} | {each} | {median:.2f} | ×{ratio:.2f}"
-        print(f"{row} | ≤ ×1.5 | {met}")
+        each = ", ".join(f"{page:.2f} ({yard:.2f})" for page, yard in pairs)
+        print(f"{name} | {widget} | {charts[name]} | {each} | ×{ratio:.2f} | ≤ ×1.5 {met}")
 
 
 def experiment() -> None:

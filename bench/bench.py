@@ -9,9 +9,10 @@ lab reruns its view alone, and the whole page's under AppTest); each page at its
 and warm, with its figures' size; in Chromium at 1280×720, first chart drawn, Enter → redrawn and
 d preset → redrawn against the yardstick, and websocket kB per interaction; every page's main
 interaction (issue 26: a new sentence, numbers, d, step, seed, block, window) against the
-yardstick's Enter in a visit paired with each, with the charts it redraws, met or not at ×1.5; the √d experiment's
-time and peak memory. Then the targets of issue 12 that the parts run measured, met or not
-(the class of 30 sessions is bench.load's; Chromium's trace of one interaction, bench.trace's).
+yardstick's Enter in a visit paired with each, with the charts it redraws, met or not at ×1.5;
+the √d experiment's time and peak memory. Then the targets of issue 12 that the parts run
+measured, met or not (the class of 30 sessions is bench.load's; Chromium's trace of one
+interaction, bench.trace's).
 """
 
 import argparse

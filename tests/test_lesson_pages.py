@@ -196,6 +196,21 @@ def test_below_the_bars_only_the_chosen_section_is_drawn(section, charts, tables
     assert at.query_params.get("section", "table") == section
 
 
+def test_the_target_outlives_another_section_and_a_shorter_list():
+    """The gradient's target stays in the link while the table is shown, the gradient section
+    then uses it, and numbers too few for it put it back on the largest entry, whichever
+    section is shown."""
+    at = open_app("softmax", lang="en", values="3, 1, 0.2", target="2")
+    at.text_input(key="values").set_value("4, 1, 0.5, 2").run()
+    assert at.query_params["target"] == "2" and "gradient_bars" not in chart_keys(at)
+    at.segmented_control(key="section").set_value("gradient").run()
+    e = np.exp(np.array([4.0, 1.0, 0.5, 2.0]) - 4)
+    assert_allclose(bar_y(at, "gradient_bars"), e / e.sum() - np.array([0, 0, 1, 0]))
+    at.segmented_control(key="section").set_value("table").run()
+    at.text_input(key="values").set_value("4, 1").run()
+    assert at.query_params["target"] == "-1" and not at.exception
+
+
 def test_the_loss_gradient_targets_the_largest_entry_by_default():
     """No target in the link: the right answer is the largest entry, as in the article."""
     at = open_app("softmax", values="1, 5, 2", section="gradient")

@@ -157,7 +157,7 @@ class Forward:
     scores: FloatArray  # (b, n, n), q kᵀ, before the divisor
     weights: FloatArray  # (b, n, n), softmax(scores / divisor): rows sum to 1
     output: FloatArray  # (b·n, d_model), weights v, one row per token
-    log_probs: FloatArray  # (b·n, vocab), log softmax(output W_o)
+    logits: FloatArray  # (b·n, vocab), output W_o
 
 
 def forward(params: Params, tokens: IntArray, scale: bool = True) -> Forward:
@@ -174,8 +174,6 @@ def forward(params: Params, tokens: IntArray, scale: bool = True) -> Forward:
     weights = softmax(scores / divisor)
     output = (weights @ v).reshape(b * n, -1)  # (b, n, n) x (b, n, d_model)
     logits = output @ params["W_o"]  # (b·n, vocab)
-    shifted = logits - logits.max(axis=1, keepdims=True)
-    log_probs = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
     return Forward(
         x=frozen(x),
         w_qk=frozen(w_qk),
@@ -184,7 +182,7 @@ def forward(params: Params, tokens: IntArray, scale: bool = True) -> Forward:
         scores=frozen(scores),
         weights=frozen(weights),
         output=frozen(output),
-        log_probs=frozen(log_probs),
+        logits=frozen(logits),
     )
 
 
@@ -194,8 +192,10 @@ def loss_and_grads(params: Params, batch: Batch, scale: bool = True) -> tuple[fl
     b, n, d_model = f.x.shape
     rows = np.arange(b * n)
     targets = batch.targets.ravel()  # (b·n,)
-    loss = -float(f.log_probs[rows, targets].mean())
-    d_logits = np.exp(f.log_probs)  # becomes (p − one-hot(target)) / (b·n)
+    shifted = f.logits - f.logits.max(axis=1, keepdims=True)
+    log_probs = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+    loss = -float(log_probs[rows, targets].mean())
+    d_logits = np.exp(log_probs)  # becomes (p − one-hot(target)) / (b·n)
     d_logits[rows, targets] -= 1.0
     d_logits /= b * n
     d_output = (d_logits @ params["W_o"].T).reshape(b, n, d_model)
@@ -224,7 +224,7 @@ def loss_and_grads(params: Params, batch: Batch, scale: bool = True) -> tuple[fl
 def accuracy(params: Params, batch: Batch, scale: bool = True) -> float:
     """The share of positions whose most likely digit is the target."""
     f = forward(params, batch.tokens, scale)
-    guesses = f.log_probs.argmax(axis=1)  # (b·n,)
+    guesses = f.logits.argmax(axis=1)  # (b·n,): the largest logit is the likeliest digit
     return float((guesses == batch.targets.ravel()).mean())
 
 

@@ -67,6 +67,36 @@ def test_loss_and_gradient_curves_are_the_two_core_runs():
         assert_allclose(trace_y(at, "grad_curves", trace), run.grad_norm, rtol=1e-6)
 
 
+def test_a_new_setting_draws_the_scaled_curve_as_it_grows_then_both(monkeypatch):
+    """Each script run trains one run and draws the scaled curve so far, in a frame as wide as
+    all the steps: the first 100 steps (the same numbers as the whole run's first 100), then
+    all of them, then (the last run) both curves and every chart."""
+    import ui.train.body as body
+
+    runs, drawn = [], []  # drawn: (script run, chart key, each loss curve's y, x range)
+    render, chart = body.render, body.chart
+    monkeypatch.setattr(body, "render", lambda: runs.append(1) or render())
+
+    def recording(key, build, *args, **kwargs):
+        fig = build(*args, **kwargs) if key == "loss_curves" else {"data": [], "layout": {}}
+        curves = [curve["y"] for curve in fig["data"]]
+        drawn.append((len(runs), key, curves, fig["layout"].get("xaxis", {}).get("range")))
+        chart(key, build, *args, **kwargs)
+
+    monkeypatch.setattr(body, "chart", recording)
+    open_app("train", lang="en", task="reverse", steps="150", seed="13")
+    assert len(runs) == 3
+    scaled = train_head("reverse", 64, True, seed=13, steps=150, checkpoints=16)
+    unscaled = train_head("reverse", 64, False, seed=13, steps=150, checkpoints=16)
+    for run, length in [(1, 101), (2, 151)]:
+        (key, curves, x_range), *rest = [d[1:] for d in drawn if d[0] == run]
+        assert key == "loss_curves" and not rest and len(curves) == 1 and x_range == [0, 150]
+        assert_allclose(curves[0], scaled.loss[:length], rtol=1e-6)
+    last = [d for d in drawn if d[0] == 3]
+    assert [key for _, key, _, _ in last] == CHARTS
+    assert_allclose(last[0][2][1], unscaled.loss, rtol=1e-6)
+
+
 def test_the_runs_differ_only_in_the_divisor():
     """Scaled and unscaled curves differ (one ÷√d_k apart), though init and batches are one."""
     at = open_app("train", lang="en", steps="50", d="1024")
@@ -141,12 +171,9 @@ def test_a_hostile_link_value_is_replaced_with_a_note(key, value, used):
             assert piece not in text
 
 
-def test_the_labs_wider_d_is_fitted_not_crashed(monkeypatch):
+def test_the_labs_wider_d_is_fitted_not_crashed():
     """The lab allows d up to 8192 and shares the widget key d: here it becomes 1024, noted;
     the note stays when the page reruns itself to train its second run."""
-    import ui.train.body as body
-
-    monkeypatch.setattr(body, "SLICE", 0.0)  # surely one script run per training run
     at = open_app("lab", lang="en", d="1536")
     at.switch_page("ui/train/page.py").run()
     assert not at.exception

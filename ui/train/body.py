@@ -1,6 +1,7 @@
 """Lesson: train one attention head with and without ÷√d_k, and see whether it learns."""
 
 import math
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import asdict
@@ -16,12 +17,17 @@ from ui.kit.text import t
 from ui.train import compute, figures
 from ui.train.compute import TrainPair, train_pair
 from ui.train.settings import D_PRESETS, TrainParams
-from viz_core import NEVER, Sweep
+from viz_core import NEVER, Sweep, TrainRun
 
 SWEEPS = "_train_sweeps"  # session state: the (task, optimizer, seed) whose sweep was asked for
-# Seconds of training per script run before the page reruns itself for the rest, so that no
+# Seconds of the sweep per script run before the page reruns itself for the rest, so that no
 # script run passes 1 s (docs/performance.md, "Long computations in slices").
 SLICE = 0.3
+ONE_RUN = 0.0  # advance's budget that makes one call per script run: each run is drawn at once
+# Streamlit drops what a script run sent and the browser has not shown yet when the next run
+# starts (the server and the browser each pass messages on every 10 ms): the wait it is given.
+DRAWN = 0.05
+PROGRESS_EVERY = 0.1  # seconds between moves of a progress bar: a short run shows none
 
 
 def _set_d(d: int) -> None:
@@ -41,7 +47,7 @@ def render() -> None:
     params = state.current(TrainParams)
     with right:
         pair = trained(params, lang)
-        loss_chart(pair, params, lang)
+        loss_chart([pair.scaled, pair.unscaled], params, lang)
     numbers_section(pair, params, lang)
     gradient_section(pair, lang)
     weights_section(pair, params, lang)
@@ -73,11 +79,16 @@ def controls(lang: str) -> None:
 
 @contextmanager
 def progress_bar(text: str) -> Iterator[None]:
-    """A progress bar that appears only if the work inside really runs (not when cached)."""
+    """A progress bar that appears only if the work inside runs for a while (not when cached),
+    moved at most every PROGRESS_EVERY seconds: each move is a message the browser draws."""
     holder = st.empty()
+    moved = time.perf_counter()
 
     def report(done: float) -> None:
-        holder.progress(min(max(done, 0.0), 1.0), text=text)
+        nonlocal moved
+        if time.perf_counter() - moved >= PROGRESS_EVERY:
+            moved = time.perf_counter()
+            holder.progress(min(max(done, 0.0), 1.0), text=text)
 
     with compute.reporting(report):
         yield
@@ -86,13 +97,16 @@ def progress_bar(text: str) -> Iterator[None]:
 
 def trained(params: TrainParams, lang: str) -> TrainPair:
     """The page's one core call: both runs of this setting, shared by every session. A run not
-    kept yet is trained in a script run of its own (the page reruns itself for the second), so
-    that no run of the script takes much longer than SLICE."""
+    kept yet is trained in a script run of its own, which shows the scaled curve so far: the
+    first 100 steps, then all of them; the page reruns itself until the unscaled run is done."""
     setting = asdict(params)  # task, d, steps, optimizer, seed: the core call's arguments
-    calls = compute.pair_calls(**setting)
+    calls = compute.drawing_calls(**setting)
     with progress_bar(t("tr_training", lang)):
-        done = advance(calls, SLICE)
+        done = advance(calls, ONE_RUN)
     if done < len(calls):
+        last, kwargs = calls[done - 1]  # the longest scaled run trained so far
+        loss_chart([last(**kwargs)], params, lang)
+        time.sleep(DRAWN)
         state.rerun()
     return train_pair(**setting)
 
@@ -106,11 +120,11 @@ def callout(title: str, sentences: list[str], lang: str) -> None:
         safe_text(("" if lang == "zh" else " ").join(sentences[1:]))
 
 
-def loss_chart(pair: TrainPair, params: TrainParams, lang: str) -> None:
-    """The main figure: the loss of both runs, titled by its setting."""
+def loss_chart(runs: list[TrainRun], params: TrainParams, lang: str) -> None:
+    """The main figure: the loss of the runs trained so far, titled by their setting."""
     task, optimizer = t(f"tr_task_{params.task}", lang), t(f"tr_optimizer_{params.optimizer}", lang)
     title = t("tr_loss_title", lang, task=task, d=params.d, optimizer=optimizer)
-    chart("loss_curves", figures.loss_curves, pair, title=title, lang=lang)
+    chart("loss_curves", figures.loss_curves, runs, steps=params.steps, title=title, lang=lang)
 
 
 def numbers_section(pair: TrainPair, params: TrainParams, lang: str) -> None:

@@ -35,6 +35,9 @@ SWEEP_MAX_STEPS = 300
 SWEEP_EVAL_EVERY = 10
 STUCK_GRADIENT = 0.01  # a late gradient below 1 % of the early one has vanished
 STUCK_LOSS = 0.1  # ... while the loss is still above this: the head is stuck, not done
+# The scaled run's first steps are trained and drawn on their own before the rest: its curve is
+# on screen in a fraction of a second. Same init and batches, so they are the run's first steps.
+FIRST_STEPS = 100
 # The cached functions take no callback (it cannot be part of a cache key): the page sets
 # the progress report of its own thread here, and only a computation that runs calls it.
 _REPORT: ContextVar[Report] = ContextVar("train_report", default=None)
@@ -98,6 +101,15 @@ def pair_calls(task: str, d: int, steps: int, optimizer: str, seed: int) -> list
     """The two runs of a setting as cached calls, scaled first: what ``advance`` takes."""
     setting = {"task": task, "d": d, "steps": steps, "optimizer": optimizer, "seed": seed}
     return [(train_run, {**setting, "scale": scale}) for scale in (True, False)]
+
+
+def drawing_calls(task: str, d: int, steps: int, optimizer: str, seed: int) -> list[Call]:
+    """The calls the page makes, one per script run, each drawn as it is done: the scaled
+    run's first FIRST_STEPS steps (unless the scaled run is kept already), then both runs."""
+    scaled, unscaled = pair_calls(task, d, steps, optimizer, seed)
+    if steps <= FIRST_STEPS or train_run.kept(**scaled[1]):
+        return [scaled, unscaled]
+    return [(train_run, {**scaled[1], "steps": FIRST_STEPS}), scaled, unscaled]
 
 
 def train_pair(task: str, d: int, steps: int, optimizer: str, seed: int) -> TrainPair:

@@ -4,6 +4,7 @@ Float32 arrays: what is only displayed need not travel as float64. Curves leave 
 Plotly numbers the points 0, 1, 2 … which are the steps.
 """
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -12,7 +13,7 @@ from ui.kit.figures import RAW_COLOUR, SCALED_COLOUR, figure
 from ui.kit.heatmap import Matrix, cell_numbers, frame, heatmap
 from ui.kit.text import t
 from ui.train.compute import TrainPair
-from viz_core import NEVER, Sweep
+from viz_core import NEVER, Sweep, TrainRun
 
 Trace = dict[str, Any]
 LEGEND = {"orientation": "h", "x": 0, "y": 1.02, "yanchor": "bottom"}
@@ -52,11 +53,12 @@ def _curves_layout(y_title: str, height: int, lang: str, large: bool) -> dict[st
     }
 
 
-def _reached_marks(pair: TrainPair, lang: str, large: bool) -> tuple[list[Trace], list[Trace]]:
+def _reached_marks(
+    runs: Sequence[TrainRun], lang: str, large: bool
+) -> tuple[list[Trace], list[Trace]]:
     """A dotted line and a label at the step each run first reaches 90 % held-out accuracy."""
     shapes, notes = [], []
-    runs = zip((pair.scaled, pair.unscaled), _names(lang), strict=True)
-    for k, (run, (_, colour)) in enumerate(runs):
+    for k, (run, (_, colour)) in enumerate(zip(runs, _names(lang), strict=False)):
         step = run.steps_to()
         if step == NEVER:
             continue
@@ -71,15 +73,15 @@ def _reached_marks(pair: TrainPair, lang: str, large: bool) -> tuple[list[Trace]
     return shapes, notes
 
 
-def loss_curves(pair: TrainPair, *, title: str, lang: str, large: bool = False) -> dict[str, Any]:
-    """Loss at every step, scaled and unscaled, with the steps where each reached 90 %."""
-    (s_name, s_colour), (u_name, u_colour) = _names(lang)
-    data = [
-        _curve(pair.scaled.loss, s_name, s_colour),
-        _curve(pair.unscaled.loss, u_name, u_colour),
-    ]
+def loss_curves(
+    runs: Sequence[TrainRun], *, steps: int, title: str, lang: str, large: bool = False
+) -> dict[str, Any]:
+    """Loss at every step of the scaled run and, once trained, the unscaled one, with the steps
+    where each reached 90 %; the x axis spans all ``steps``, so a curve so far grows into it."""
+    named = zip(runs, _names(lang), strict=False)  # the unscaled run may not be trained yet
+    data = [_curve(run.loss, name, colour) for run, (name, colour) in named]
     layout = _curves_layout(t("tr_axis_loss", lang), 380 if large else 340, lang, large)
-    layout["shapes"], layout["annotations"] = _reached_marks(pair, lang, large)
+    layout["shapes"], layout["annotations"] = _reached_marks(runs, lang, large)
     layout["title"] = {
         "text": title,
         "x": 0,
@@ -88,6 +90,7 @@ def loss_curves(pair: TrainPair, *, title: str, lang: str, large: bool = False) 
     }
     layout["margin"]["t"] = 80
     layout["legend"]["y"] = 1.0
+    layout["xaxis"]["range"] = [0, steps]
     return figure(data, layout)
 
 

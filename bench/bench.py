@@ -521,7 +521,7 @@ def interactions(quick: bool) -> None:
                 seconds[name].append((timed[name][0], timed["yardstick"][0]))
                 done[name].append((timed[name][2], timed["yardstick"][2]))
         chromium.close()
-    print("Redrawn: the main chart first drawn differently (/train: its first 100 steps' curve).")
+    print("Redrawn: the main chart first drawn differently (/train: the scaled run's 50 steps).")
     print("Done: the page's last script run over (/train: both runs trained, every chart drawn).")
     print(
         "page | interaction | charts redrawn | redrawn s (yardstick s) | median ratio | limit"

@@ -69,7 +69,7 @@ def test_loss_and_gradient_curves_are_the_two_core_runs():
 
 def test_a_new_setting_draws_the_scaled_curve_as_it_grows_then_both(monkeypatch):
     """Each script run trains one run and draws the scaled curve so far, in a frame as wide as
-    all the steps: the first 100 steps (the same numbers as the whole run's first 100), then
+    all the steps: its first FIRST_STEPS (the same numbers as the whole run's first), then
     all of them, then (the last run) both curves and every chart."""
     import ui.train.body as body
 
@@ -88,7 +88,7 @@ def test_a_new_setting_draws_the_scaled_curve_as_it_grows_then_both(monkeypatch)
     assert len(runs) == 3
     scaled = train_head("reverse", 64, True, seed=13, steps=150, checkpoints=16)
     unscaled = train_head("reverse", 64, False, seed=13, steps=150, checkpoints=16)
-    for run, length in [(1, 101), (2, 151)]:
+    for run, length in [(1, compute.FIRST_STEPS + 1), (2, 151)]:
         (key, curves, x_range), *rest = [d[1:] for d in drawn if d[0] == run]
         assert key == "loss_curves" and not rest and len(curves) == 1 and x_range == [0, 150]
         assert_allclose(curves[0], scaled.loss[:length], rtol=1e-6)

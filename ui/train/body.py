@@ -97,8 +97,8 @@ def progress_bar(text: str) -> Iterator[None]:
 
 def trained(params: TrainParams, lang: str) -> TrainPair:
     """The page's one core call: both runs of this setting, shared by every session. A run not
-    kept yet is trained in a script run of its own, which shows the scaled curve so far: the
-    first 100 steps, then all of them; the page reruns itself until the unscaled run is done."""
+    kept yet is trained in a script run of its own, which shows the scaled curve so far (its
+    first 50 steps, then all of them); the page reruns itself until the unscaled run is done."""
     setting = asdict(params)  # task, d, steps, optimizer, seed: the core call's arguments
     calls = compute.drawing_calls(**setting)
     with progress_bar(t("tr_training", lang)):

@@ -37,7 +37,7 @@ STUCK_GRADIENT = 0.01  # a late gradient below 1 % of the early one has vanished
 STUCK_LOSS = 0.1  # ... while the loss is still above this: the head is stuck, not done
 # The scaled run's first steps are trained and drawn on their own before the rest: its curve is
 # on screen in a fraction of a second. Same init and batches, so they are the run's first steps.
-FIRST_STEPS = 100
+FIRST_STEPS = 50
 # The cached functions take no callback (it cannot be part of a cache key): the page sets
 # the progress report of its own thread here, and only a computation that runs calls it.
 _REPORT: ContextVar[Report] = ContextVar("train_report", default=None)

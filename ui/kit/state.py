@@ -5,6 +5,7 @@ the URL or from its last run, its title and the notes for replaced link values) 
 ``close_page`` (settings remembered, the URL rewritten, the share link shown).
 """
 
+import time
 from collections.abc import Callable
 from dataclasses import asdict
 from typing import Any, TypeVar
@@ -158,10 +159,17 @@ def begin_run() -> None:
     st.session_state[SHOWN] = []
 
 
+# Streamlit drops what a script run sent and the browser has not shown yet when the next run
+# starts (the server and the browser each pass messages on every 10 ms): the wait it is given.
+DRAWN = 0.05
+
+
 def rerun() -> None:
-    """Rerun the script at once to go on with work spread over runs (training, a sweep); the
+    """Rerun the script to go on with work spread over runs (training, a sweep), once what this
+    run drew (a curve so far, a progress bar) has had DRAWN seconds to reach the browser; the
     notes this run showed are shown again by the next, which the user sees in its place."""
     st.session_state[PENDING] = st.session_state.get(SHOWN, [])
+    time.sleep(DRAWN)
     st.rerun()
 
 

@@ -24,9 +24,6 @@ SWEEPS = "_train_sweeps"  # session state: the (task, optimizer, seed) whose swe
 # script run passes 1 s (docs/performance.md, "Long computations in slices").
 SLICE = 0.3
 ONE_RUN = 0.0  # advance's budget that makes one call per script run: each run is drawn at once
-# Streamlit drops what a script run sent and the browser has not shown yet when the next run
-# starts (the server and the browser each pass messages on every 10 ms): the wait it is given.
-DRAWN = 0.05
 PROGRESS_EVERY = 0.1  # seconds between moves of a progress bar: a short run shows none
 
 
@@ -106,7 +103,6 @@ def trained(params: TrainParams, lang: str) -> TrainPair:
     if done < len(calls):
         last, kwargs = calls[done - 1]  # the longest scaled run trained so far
         loss_chart([last(**kwargs)], params, lang)
-        time.sleep(DRAWN)
         state.rerun()
     return train_pair(**setting)
 

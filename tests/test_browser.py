@@ -119,6 +119,22 @@ def test_clicking_a_weights_row_selects_that_query_token(page, server):
     assert page.locator("[data-testid='stException']").count() == 0
 
 
+def test_one_drawn_click_square_still_hovers_and_clicks_every_cell(page, server):
+    """Plotly draws one square of the click layer (``maxdisplayed``), not 81: hover still names
+    any cell, and a click on a cell in each corner selects that cell's row."""
+    open_app(page, server, "?lang=en")
+    assert chart(page, "weights_heatmap").locator(".scatterlayer path.point").count() == 1
+    plot = chart(page, "weights_heatmap").locator(".nsewdrag").first
+    box = plot.bounding_box()
+    page.mouse.move(box["x"] + 6.5 * box["width"] / 9, box["y"] + 3.5 * box["height"] / 9)
+    page.wait_for_timeout(300)
+    label = " ".join(chart(page, "weights_heatmap").locator(".hoverlayer text").all_text_contents())
+    assert "欢" in label and "智" in label, label
+    for row, col in [(0, 8), (8, 0), (8, 8), (1, 1)]:
+        click_cell(page, "weights_heatmap", row=row, col=col, n=9)
+        assert selected_row_text(page).startswith(f"{row} · "), (row, col)
+
+
 def test_typing_a_sentence_and_enter_redraws_with_its_tokens(page, server):
     """Type 我爱我家, press Enter: the heatmap's rows become [CLS] 我 爱 我 家 [SEP]."""
     open_app(page, server)

@@ -490,7 +490,15 @@ def _click_layer(matrix: Matrix, hover: dict[str, Any], size: int, axes: str) ->
         "xaxis": f"x{axes}",
         "yaxis": f"y{axes}",
         "mode": "markers",
-        "marker": {"symbol": "square", "size": size, "opacity": 0.01, "color": "#000"},
+        # Plotly draws one of the squares (81 per 9×9 panel took half of /model's drawing); hover
+        # and clicks still find every one.
+        "marker": {
+            "symbol": "square",
+            "size": size,
+            "opacity": 0.01,
+            "color": "#000",
+            "maxdisplayed": 1,
+        },
         "selected": {"marker": {"opacity": 0.01}},
         "unselected": {"marker": {"opacity": 0.01}},
         "showlegend": False,

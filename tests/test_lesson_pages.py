@@ -209,6 +209,19 @@ def test_the_target_outlives_another_section_and_a_shorter_list():
     at.segmented_control(key="section").set_value("table").run()
     at.text_input(key="values").set_value("4, 1").run()
     assert at.query_params["target"] == "-1" and not at.exception
+    assert any("Position 2 for the right answer is past these 2 numbers" in n for n in notes(at))
+
+
+def test_a_link_s_target_past_the_numbers_says_the_largest_is_used_and_uses_it():
+    """?target=99 with three numbers: the link's note says 11 (the most any list allows), and
+    the page's note that 11 is past these numbers; the gradient then targets the largest."""
+    at = open_app("softmax", lang="en", values="1, 5, 2", target="99", section="gradient")
+    said = notes(at)
+    assert any("`target`" in text and "using 11 instead" in text for text in said)
+    assert any("Position 11 for the right answer is past these 3 numbers" in n for n in said)
+    e = np.exp(np.array([1.0, 5.0, 2.0]) - 5)
+    assert_allclose(bar_y(at, "gradient_bars"), e / e.sum() - np.array([0, 1, 0]))
+    assert at.query_params["target"] == "-1"
 
 
 def test_the_loss_gradient_targets_the_largest_entry_by_default():

@@ -61,11 +61,20 @@ def render() -> None:
     labels = labels_for(values)
     chart_section(breakdown, labels, lang)
     article_verdict(breakdown, lang)
-    if int(st.session_state.target) >= len(labels):  # a position these numbers do not have
-        st.session_state.target = LARGEST
+    past_target(labels, lang)
     section = picker(SoftmaxParams, "section", lang, "sm_section")
     SECTION_VIEWS[section](breakdown, labels, lang)
     state.close_page(state.current(SoftmaxParams))
+
+
+def past_target(labels: list[str], lang: str) -> None:
+    """A target past the last number (from a link, or numbers typed shorter) becomes the largest
+    entry again, with a note: the link's own note only knew the longest list allowed."""
+    target = int(st.session_state.target)
+    if target >= len(labels):
+        st.session_state.target = LARGEST
+        words = {"target": target, "count": len(labels), "last": len(labels) - 1}
+        st.info(t("sm_target_past", lang, **words), icon=":material/build:")
 
 
 def controls(lang: str) -> None:

@@ -494,6 +494,36 @@ def test_each_chart_is_drawn_once_because_its_margins_hold_its_labels(
     assert {key: pushed[key] for key in keys} == {key: [] for key in keys}
 
 
+def test_a_new_sentence_on_the_model_page_resends_only_what_depends_on_it(page, server):
+    """/model: Enter in the sentence box reruns the sentence's view alone (a fragment), so the
+    server sends the new heads and guesses, and nothing of the sections below them that do not
+    depend on the sentence (the roles, training)."""
+    page.goto(f"{server}/model?lang=en")
+    wait_idle(page, settle_ms=800)
+    frames: list[str] = []
+    page.on(
+        "websocket",
+        lambda ws: ws.on("framereceived", lambda data: frames.append(_text_of(data))),
+    )
+    page.reload()  # the listener sees the page's own socket from its start
+    wait_idle(page, settle_ms=800)
+    assert any("How this model was trained" in frame for frame in frames)  # the whole page
+    frames.clear()
+    box = page.locator(".st-key-text input")
+    box.fill("今天天气很好")
+    box.press("Enter")
+    wait_idle(page, settle_ms=800)
+    sent = "".join(frames)
+    assert "今" in sent and "天" in sent  # the new sentence's heads
+    assert "How this model was trained" not in sent
+    assert "What the heads learned" not in sent
+    assert page.locator("[data-testid='stException']").count() == 0
+
+
+def _text_of(data: str | bytes) -> str:
+    return data if isinstance(data, str) else data.decode("utf-8", "replace")
+
+
 def test_a_click_on_a_trained_head_opens_it_in_the_lab(page, server):
     """/model: a click on the third panel of the second row (layer 2, head 3) opens the lab on
     that head of the trained model, with its weights heatmap."""

@@ -37,8 +37,20 @@ def model_run(text: str) -> ModelRun:
 
 
 def render() -> None:
-    """The sentence, one core call, then the heads, their roles, the blank, 喜, √d, training."""
+    """The sentence and what the model makes of it, then what does not depend on it: the
+    heads' roles, 喜, √d and training."""
     lang = state.open_page("md_title", "md_intro", LabParams, ModelParams)
+    sentence_view(lang)
+    roles_section(lang)
+    article_row_section(lang)
+    sqrt_section(lang)
+    training_section(lang)
+
+
+@st.fragment
+def sentence_view(lang: str) -> None:
+    """The sentence, one core call, its heads and the blank to fill. A fragment: a new sentence
+    or blank reruns this alone, and the browser redraws only what it sends."""
     st.text_input(t("md_text", lang), key="text", max_chars=MAX_TEXT_CHARS)
     lab = replace(state.stored(LabParams), text=str(st.session_state["text"]))
     params = state.current(ModelParams)
@@ -51,10 +63,6 @@ def render() -> None:
     reading_notes(run, lang)
     heads_section(run, lang)
     params = fill_section(run, params, lang)
-    roles_section(lang)
-    article_row_section(lang)
-    sqrt_section(lang)
-    training_section(lang)
     state.close_page(lab, params)
 
 

@@ -1,5 +1,7 @@
 """A class waking the app: first runs on a freshly started server, and impatient clicking."""
 
+import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -33,6 +35,30 @@ def test_bursts_of_interrupting_reruns_end_on_the_right_page():
     with streamlit_server("streamlit_app.py") as (base, _pid):
         students = impatient_class(base, 2 * len(PAGES))
     assert [f for s in students for f in s.failures] == []
+
+
+ONE_BLAS_THREAD = textwrap.dedent(
+    """
+    import json, os, sys
+    from ui import boot
+    boot.import_all()
+    from threadpoolctl import threadpool_info
+    blas = [pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"]
+    print(json.dumps([os.environ.get("OPENBLAS_NUM_THREADS"), blas]))
+    """
+)
+
+
+def test_the_server_s_numpy_runs_one_blas_thread():
+    """The entry's first import sets one BLAS thread before numpy loads, whatever the cores: a
+    second one, waiting for a core the browser or another session holds, slowed the model."""
+    env = {key: value for key, value in os.environ.items() if key != "OPENBLAS_NUM_THREADS"}
+    out = subprocess.run(
+        [sys.executable, "-c", ONE_BLAS_THREAD], cwd=ROOT, env=env, capture_output=True,
+        text=True, check=True, timeout=120,
+    )  # fmt: skip
+    setting, blas = json.loads(out.stdout.strip().splitlines()[-1])
+    assert setting == "1" and blas and all(threads == 1 for threads in blas), (setting, blas)
 
 
 WARM_THEN_RUN_EVERY_PAGE = textwrap.dedent(

@@ -10,7 +10,13 @@ nothing a script thread could be importing at the same moment (Streamlit has loa
 """
 
 import importlib
+import os
 import threading
+
+# One BLAS thread, set before numpy loads OpenBLAS: the server shares its cores with a class (on
+# Community Cloud, a fraction of one), and a second thread waiting for a busy core made the
+# model's forward pass 2× slower and fill-in 8× at worst (docs/performance.md).
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 # Packages that import each other (pandas and pyarrow, narwhals, plotly's JSON), which Streamlit's
 # elements and the pages import at first use, and the entry's own modules. What a page run may

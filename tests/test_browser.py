@@ -520,6 +520,45 @@ def test_a_new_sentence_on_the_model_page_resends_only_what_depends_on_it(page, 
     assert page.locator("[data-testid='stException']").count() == 0
 
 
+def test_scaling_resends_the_histogram_for_a_d_and_the_page_for_a_distribution(page, server):
+    """/scaling: a d preset reruns the controls and the histogram alone (a fragment), so nothing
+    of saturation is sent again; a new distribution reruns the whole page, computed or not, and
+    the experiment's chart is drawn anew for it."""
+    frames: list[str] = []
+    page.on(
+        "websocket",
+        lambda ws: ws.on("framereceived", lambda data: frames.append(_text_of(data))),
+    )
+    page.goto(f"{server}/scaling?lang=en")
+    wait_idle(page, settle_ms=800)
+    page.wait_for_selector(".st-key-variance_chart svg.main-svg", timeout=60_000)
+    assert any("Saturation: softmax turns one-hot" in frame for frame in frames)
+    frames.clear()
+    page.locator(".st-key-sc_preset_1536 button").click()
+    wait_idle(page, settle_ms=800)
+    sent = "".join(frames)
+    assert "1,536" in sent and "Saturation: softmax turns one-hot" not in sent
+    before = paths_of(page, "variance_chart")
+    frames.clear()
+    page.get_by_text("Uniform on [−1, 1] (variance 1/3)", exact=True).click()
+    wait_idle(page, settle_ms=1500)
+    assert "Saturation: softmax turns one-hot" in "".join(frames)
+    after = paths_of(page, "variance_chart")
+    assert after != before and "distribution=uniform" in page.url
+    frames.clear()  # back to normal entries, computed already: the page reruns all the same
+    page.get_by_text("Standard normal (variance 1)", exact=True).click()
+    wait_idle(page, settle_ms=1500)
+    assert "Saturation: softmax turns one-hot" in "".join(frames)
+    assert paths_of(page, "variance_chart") == before
+    assert page.locator("[data-testid='stException']").count() == 0
+
+
+def paths_of(page, key):
+    """Every path a chart draws, as one text: it changes when the chart is drawn anew."""
+    paths = chart(page, key).locator("path")
+    return paths.evaluate_all("paths => paths.map(p => p.getAttribute('d')).join()")
+
+
 def _text_of(data: str | bytes) -> str:
     return data if isinstance(data, str) else data.decode("utf-8", "replace")
 

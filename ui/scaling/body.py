@@ -97,18 +97,33 @@ def _set_d(d: int) -> None:
     st.session_state.d = d
 
 
+DRAWN_FOR = "_scaling_sections_for"  # the distribution the sections below the histogram show
+
+
 def render() -> None:
-    """Controls, then the experiment, the histogram, saturation and the animation."""
+    """Controls and the histogram of this d, then the experiment, saturation and the animation."""
     lang = state.open_page("sc_title", "sc_intro", ScalingParams)
-    controls(lang)
+    st.session_state[DRAWN_FOR] = state.current(ScalingParams).distribution
+    d_view(lang)
     params = state.current(ScalingParams)
-    computed(params, lang)
-    if params.distribution == "uniform":
-        st.info(t("sc_uniform_note", lang), icon=":material/straighten:")
-    histogram_section(params, lang)  # the figure that d and its presets change comes first
     variance_section(params, lang)
     saturation_section(params, lang)
     animation_section(params, lang)
+
+
+@st.fragment
+def d_view(lang: str) -> None:
+    """The controls, then the histogram, the figure d and its presets change. A fragment: a new
+    d reruns this alone, and the sections below, which do not depend on d, are not sent again;
+    a new distribution reruns the page, since every section draws it."""
+    controls(lang)
+    params = state.current(ScalingParams)
+    if params.distribution != st.session_state.get(DRAWN_FOR, params.distribution):
+        st.rerun()  # from a fragment, the whole page
+    computed(params, lang)
+    if params.distribution == "uniform":
+        st.info(t("sc_uniform_note", lang), icon=":material/straighten:")
+    histogram_section(params, lang)
     state.close_page(params)
 
 

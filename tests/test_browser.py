@@ -500,11 +500,7 @@ def test_a_new_sentence_on_the_model_page_resends_only_what_depends_on_it(page, 
     depend on the sentence (the roles, training)."""
     page.goto(f"{server}/model?lang=en")
     wait_idle(page, settle_ms=800)
-    frames: list[str] = []
-    page.on(
-        "websocket",
-        lambda ws: ws.on("framereceived", lambda data: frames.append(_text_of(data))),
-    )
+    frames = received_frames(page)
     page.reload()  # the listener sees the page's own socket from its start
     wait_idle(page, settle_ms=800)
     assert any("How this model was trained" in frame for frame in frames)  # the whole page
@@ -524,11 +520,7 @@ def test_scaling_resends_the_histogram_for_a_d_and_the_page_for_a_distribution(p
     """/scaling: a d preset reruns the controls and the histogram alone (a fragment), so nothing
     of saturation is sent again; a new distribution reruns the whole page, computed or not, and
     the experiment's chart is drawn anew for it."""
-    frames: list[str] = []
-    page.on(
-        "websocket",
-        lambda ws: ws.on("framereceived", lambda data: frames.append(_text_of(data))),
-    )
+    frames = received_frames(page)
     page.goto(f"{server}/scaling?lang=en")
     wait_idle(page, settle_ms=800)
     page.wait_for_selector(".st-key-variance_chart svg.main-svg", timeout=60_000)
@@ -557,6 +549,16 @@ def paths_of(page, key):
     """Every path a chart draws, as one text: it changes when the chart is drawn anew."""
     paths = chart(page, key).locator("path")
     return paths.evaluate_all("paths => paths.map(p => p.getAttribute('d')).join()")
+
+
+def received_frames(page) -> list[str]:
+    """The websocket frames the page receives from now on, each as text (the list grows)."""
+    frames: list[str] = []
+    page.on(
+        "websocket",
+        lambda ws: ws.on("framereceived", lambda data: frames.append(_text_of(data))),
+    )
+    return frames
 
 
 def _text_of(data: str | bytes) -> str:

@@ -1,6 +1,7 @@
 """The app in real Chromium against a real `streamlit run` server."""
 
 import re
+import time
 from urllib.parse import parse_qs, urlparse
 
 import pytest
@@ -514,6 +515,33 @@ def test_a_new_sentence_on_the_model_page_resends_only_what_depends_on_it(page, 
     assert "How this model was trained" not in sent
     assert "What the heads learned" not in sent
     assert page.locator("[data-testid='stException']").count() == 0
+
+
+def test_a_model_page_s_new_heads_arrive_before_its_guesses(page, server):
+    """/model: after a new sentence the frame with the new heads comes at least most of DRAWN
+    before the frame with the guesses' bars, so the browser draws the heads first."""
+    from ui.kit.state import DRAWN
+
+    page.goto(f"{server}/model?lang=en")
+    wait_idle(page, settle_ms=800)
+    arrivals: list[tuple[float, str]] = []
+    page.on(
+        "websocket",
+        lambda ws: ws.on(
+            "framereceived", lambda data: arrivals.append((time.perf_counter(), _text_of(data)))
+        ),
+    )
+    page.reload()
+    wait_idle(page, settle_ms=800)
+    arrivals.clear()
+    box = page.locator(".st-key-text input")
+    box.fill("我们去公园")
+    box.press("Enter")
+    wait_idle(page, settle_ms=800)
+    heads = [at for at, text in arrivals if "model_heads" in text and "layer 2" in text]
+    bars = [at for at, text in arrivals if "fill_mask" in text and "%{y:.4f}" in text]
+    assert heads and bars
+    assert bars[0] - heads[0] >= 0.8 * DRAWN
 
 
 def test_scaling_resends_the_histogram_for_a_d_and_the_page_for_a_distribution(page, server):

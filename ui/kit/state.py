@@ -159,17 +159,24 @@ def begin_run() -> None:
     st.session_state[SHOWN] = []
 
 
-# Streamlit drops what a script run sent and the browser has not shown yet when the next run
-# starts (the server and the browser each pass messages on every 10 ms): the wait it is given.
+# The server and the browser each pass messages on every 10 ms: what a run sends reaches the
+# browser and starts drawing within this wait.
 DRAWN = 0.05
+
+
+def let_draw() -> None:
+    """Wait DRAWN seconds, so that what this run sent so far is drawn before what comes next: the
+    browser draws the charts that arrive together in one go, so the first waits for the last;
+    and Streamlit drops what the browser has not shown yet when the next run starts."""
+    time.sleep(DRAWN)
 
 
 def rerun() -> None:
     """Rerun the script to go on with work spread over runs (training, a sweep), once what this
-    run drew (a curve so far, a progress bar) has had DRAWN seconds to reach the browser; the
-    notes this run showed are shown again by the next, which the user sees in its place."""
+    run drew (a curve so far, a progress bar) has reached the browser; the notes this run showed
+    are shown again by the next, which the user sees in its place."""
     st.session_state[PENDING] = st.session_state.get(SHOWN, [])
-    time.sleep(DRAWN)
+    let_draw()
     st.rerun()
 
 

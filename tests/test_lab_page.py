@@ -5,7 +5,7 @@ import time
 
 import numpy as np
 import pytest
-from conftest import APP, chart_keys, decode, figure, markdown_texts
+from conftest import APP, chart_keys, decode, figure, markdown_texts, open_app
 from numpy.testing import assert_allclose, assert_array_equal
 from streamlit.testing.v1 import AppTest
 
@@ -694,3 +694,19 @@ def test_a_shared_heatmap_follows_the_language_and_presenter_mode():
     assert zh["layout"]["xaxis"]["title"]["text"] == "键（K 的行）"
     assert en["layout"]["xaxis"]["title"]["text"] == "key (rows of K)"
     assert (en["data"][0]["textfont"]["size"], large["data"][0]["textfont"]["size"]) == (13, 14)
+
+
+def test_a_new_heatmap_is_given_time_to_draw_before_the_row_bars(monkeypatch):
+    """The lab waits (state.let_draw) once after a stage heatmap it has not sent before, so the
+    browser draws it before the row's bars beside it arrive; the same heatmap again does not."""
+    from ui.kit import state
+
+    waits = []
+    monkeypatch.setattr(state, "let_draw", lambda: waits.append(1))
+    at = open_app(lang="en")
+    assert len(waits) == 1
+    at.run()
+    assert len(waits) == 1
+    at.text_input(key="text").set_value("我爱北京").run()
+    assert len(waits) == 2
+    assert not at.exception

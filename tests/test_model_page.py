@@ -49,19 +49,19 @@ def test_the_guesses_are_the_model_s_own_at_the_chosen_temperature():
 
 def test_new_heads_are_given_time_to_draw_and_a_new_blank_is_not(monkeypatch):
     """The page waits (state.let_draw) after sending heads it has not sent before, so that they
-    are drawn before the guesses below them arrive: once when it opens, once for a new sentence,
-    and not at all for a new blank or temperature, which leave the heads as they are."""
+    are drawn before the guesses below them arrive: once for a new sentence, and not at all for
+    a new blank or temperature, which leave the heads as they are."""
     from ui.kit import state
 
     waits = []
     monkeypatch.setattr(state, "let_draw", lambda: waits.append(1))
     at = open_app("model", lang="en")
-    assert len(waits) == 1
+    waits.clear()  # opening ran the lab, then this page: each waited for its first chart
     at.text_input(key="text").set_value("今天天气很好").run()
-    assert len(waits) == 2
+    assert len(waits) == 1
     at.number_input(key="mask_at").set_value(3).run()
     at.number_input(key="fill_temperature").set_value(2.0).run()
-    assert len(waits) == 2
+    assert len(waits) == 1
     assert not at.exception
 
 

@@ -171,6 +171,15 @@ def let_draw() -> None:
     time.sleep(DRAWN)
 
 
+def drawn_first(chart: str, shows: object) -> None:
+    """After a page's main chart: let_draw, when the chart shows what this session has not been
+    sent before (``shows``, hashable), so that the rest of the page comes after it is drawn."""
+    sent = f"_drawn_first_{chart}"
+    if st.session_state.get(sent) != shows:
+        st.session_state[sent] = shows
+        let_draw()
+
+
 def rerun() -> None:
     """Rerun the script to go on with work spread over runs (training, a sweep), once what this
     run drew (a curve so far, a progress bar) has reached the browser; the notes this run showed

@@ -28,9 +28,6 @@ from viz_core.model import CLEAR_ROLE, MASK, ONE_HOT
 TOP = 8  # guesses shown
 ARTICLE_SENTENCE = "我喜欢人工智能"
 ARTICLE_ROW = {"我": 0.16, "喜": 0.40, "欢": 0.23}  # the second article's row of 喜
-# The sentence whose heads were last sent. The guesses' chart is below the first screen: sent
-# with new heads, it would hold back their drawing by as long as it takes to draw itself.
-HEADS_FOR = "_model_heads_for"
 
 
 @shared(max_mb=2)
@@ -65,9 +62,7 @@ def sentence_view(lang: str) -> None:
         return
     reading_notes(run, lang)
     heads_section(run, lang)
-    if st.session_state.get(HEADS_FOR) != lab.text:  # new heads: drawn before the guesses come
-        st.session_state[HEADS_FOR] = lab.text
-        state.let_draw()
+    state.drawn_first("model_heads", lab.text)  # the guesses' chart, below, would hold them back
     params = fill_section(run, params, lang)
     state.close_page(lab, params)
 

@@ -60,6 +60,7 @@ def render() -> None:
     breakdown = compute(values, divisor)
     labels = labels_for(values)
     chart_section(breakdown, labels, lang)
+    state.drawn_first("softmax_bars", (tuple(values), divisor, lang))  # then the rest of the page
     article_verdict(breakdown, lang)
     past_target(labels, lang)
     section = picker(SoftmaxParams, "section", lang, "sm_section")

@@ -593,6 +593,21 @@ def _text_of(data: str | bytes) -> str:
     return data if isinstance(data, str) else data.decode("utf-8", "replace")
 
 
+def test_train_s_curve_so_far_keeps_its_colour_while_the_next_run_trains(page, server):
+    """/train reruns itself to train the second run, and Streamlit marks the curve drawn so far
+    stale meanwhile: after 0.5 s (its transition) it would fade to a third. The page's style keeps
+    a stale curve at full colour, whatever opacity Streamlit gives it."""
+    page.goto(f"{server}/train?lang=en")
+    wait_idle(page, settle_ms=800)
+    page.wait_for_selector(".st-key-loss_curves svg.main-svg", timeout=60_000)
+    opacity = page.evaluate(
+        """() => { const el = document.querySelector('.st-key-loss_curves');
+             el.dataset.stale = 'true'; el.style.opacity = '0.33';
+             return getComputedStyle(el).opacity; }"""
+    )
+    assert opacity == "1"
+
+
 def test_a_click_on_a_trained_head_opens_it_in_the_lab(page, server):
     """/model: a click on the third panel of the second row (layer 2, head 3) opens the lab on
     that head of the trained model, with its weights heatmap."""

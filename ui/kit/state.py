@@ -34,6 +34,9 @@ BOXED_LABELS = ",".join(
 # titles and no labels that the boxes already say, so that the figure starts on the first screen.
 SCREEN_CSS = (
     "<style>.stMainBlockContainer{padding-top:3.4rem;padding-bottom:2rem}"
+    # Streamlit fades what a running script has not sent again; /train's curve so far stays
+    # right while the page reruns itself to train the next run, so it keeps its full colour.
+    " .st-key-loss_curves[data-stale=true]{opacity:1!important}"
     " h1{font-size:2rem!important;padding:0!important}"
     " .katex-display{margin:.25rem 0!important}"
     " .st-key-app_switches{position:fixed;top:.6rem;right:3.6rem;z-index:999991;width:auto}"

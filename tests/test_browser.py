@@ -524,20 +524,15 @@ def test_a_model_page_s_new_heads_arrive_before_its_guesses(page, server):
 
     page.goto(f"{server}/model?lang=en")
     wait_idle(page, settle_ms=800)
-    arrivals: list[tuple[float, str]] = []
-    page.on(
-        "websocket",
-        lambda ws: ws.on(
-            "framereceived", lambda data: arrivals.append((time.perf_counter(), _text_of(data)))
-        ),
-    )
+    frames = received_frames(page)
     page.reload()
     wait_idle(page, settle_ms=800)
-    arrivals.clear()
+    frames.clear()
     box = page.locator(".st-key-text input")
     box.fill("我们去公园")
     box.press("Enter")
     wait_idle(page, settle_ms=800)
+    arrivals = list(zip(frames.times, frames, strict=True))
     heads = [at for at, text in arrivals if "model_heads" in text and "layer 2" in text]
     bars = [at for at, text in arrivals if "fill_mask" in text and "%{y:.4f}" in text]
     assert heads and bars
@@ -579,13 +574,27 @@ def paths_of(page, key):
     return paths.evaluate_all("paths => paths.map(p => p.getAttribute('d')).join()")
 
 
-def received_frames(page) -> list[str]:
-    """The websocket frames the page receives from now on, each as text (the list grows)."""
-    frames: list[str] = []
-    page.on(
-        "websocket",
-        lambda ws: ws.on("framereceived", lambda data: frames.append(_text_of(data))),
-    )
+class Frames(list[str]):
+    """The websocket frames a page received, each as text, and when each came (``times``,
+    ``time.perf_counter``)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.times: list[float] = []
+
+    def add(self, data: str | bytes) -> None:
+        self.times.append(time.perf_counter())
+        self.append(_text_of(data))
+
+    def clear(self) -> None:
+        super().clear()
+        self.times.clear()
+
+
+def received_frames(page) -> Frames:
+    """The websocket frames the page receives from now on (the list grows)."""
+    frames = Frames()
+    page.on("websocket", lambda ws: ws.on("framereceived", frames.add))
     return frames
 
 

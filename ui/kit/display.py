@@ -74,16 +74,17 @@ def figure_key(value: Any) -> Hashable:
     return value  # type: ignore[no-any-return]  # numbers, text, None: hashable as they are
 
 
-def shown(build: Callable[..., Any], *args: Any, **kwargs: Any) -> go.Figure:
+def shown(build: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[Hashable, go.Figure]:
     """``build(*args, **kwargs)`` as a ``go.Figure``, built and validated once for these
-    arguments and shared by every session (read-only: Streamlit sends a copy of it)."""
+    arguments and shared by every session (read-only: Streamlit sends a copy of it), and the
+    key it is kept under: what the figure shows."""
     key = (build.__module__, build.__qualname__, figure_key(args), figure_key(kwargs))
 
     def make() -> go.Figure:
         fig = build(*args, **kwargs)
         return fig if isinstance(fig, go.Figure) else go.Figure(fig)
 
-    return FIGURES.get(key, make)
+    return key, FIGURES.get(key, make)
 
 
 def clicked_point(selection: object) -> dict[str, Any] | None:
@@ -110,22 +111,27 @@ def chart(
     build: Callable[..., Any],
     *args: Any,
     select: Callable[[], None] | None = None,
+    first: bool = False,
     **kwargs: Any,
 ) -> None:
     """The chart keyed ``key``: ``build(*args, **kwargs)`` (a figure dict or a ``go.Figure``),
     with alt text and the app's modebar, whose camera button saves <key>.png; ``select`` is
-    called when a point is clicked. A ``go.Figure`` is sent as it is, where Streamlit would
-    validate a dict on every run: so each is built once (``shown``). A builder that takes
-    ``large`` or ``phone`` gets it from the screen: pages never branch on it."""
+    called when a point is clicked. ``first``: the page's main chart, drawn before the rest of
+    the page comes whenever it shows what this session has not been sent (``state.drawn_first``).
+    A ``go.Figure`` is sent as it is, where Streamlit would validate a dict on every run: so each
+    is built once (``shown``). A builder that takes ``large`` or ``phone`` gets it from the
+    screen: pages never branch on it."""
     for name in screen_options(build):
         kwargs.setdefault(name, SCREEN[name]())
-    fig = shown(build, *args, **kwargs)
+    shows, fig = shown(build, *args, **kwargs)
     config = {**CONFIG, "toImageButtonOptions": {"format": "png", "scale": 2, "filename": key}}
     picked = {"on_select": select, "selection_mode": "points"} if select else {}
     # A figure that sets its own width (square heatmap cells) keeps it; the others fill the column.
     width = "content" if fig.layout.width else "stretch"
     alt = alt_text(key, state.lang())
     st.plotly_chart(fig, key=key, config=config, alt=alt, width=width, **picked)  # type: ignore[call-overload]
+    if first:
+        state.drawn_first(key, shows)
 
 
 def heading(title: str, formula: str = "") -> None:

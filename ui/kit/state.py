@@ -175,8 +175,9 @@ def let_draw() -> None:
 
 
 def drawn_first(chart: str, shows: object) -> None:
-    """After a page's main chart: let_draw, when the chart shows what this session has not been
-    sent before (``shows``, hashable), so that the rest of the page comes after it is drawn."""
+    """After a page's main chart (``chart(..., first=True)``): let_draw, when the chart shows what
+    this session has not been sent before (``shows``, hashable), so that the rest of the page
+    comes after it is drawn."""
     sent = f"_drawn_first_{chart}"
     if st.session_state.get(sent) != shows:
         st.session_state[sent] = shows

@@ -9,8 +9,7 @@ from collections.abc import Callable
 
 import streamlit as st
 
-from ui.kit import state
-from ui.kit.display import chart, clicked_point, figure_key, heading, safe_text, train_link
+from ui.kit.display import chart, clicked_point, heading, safe_text, train_link
 from ui.kit.figures import format_small
 from ui.kit.formulas import mask_latex, scale_latex
 from ui.kit.heatmap import Matrix, heatmap
@@ -54,8 +53,8 @@ def stage_heatmap(result: LabResult, stage: str, row: int, lang: str) -> None:
         clickable=weights,
     )
     options = {"lang": lang, "share": 0.58}
-    chart(f"{stage}_heatmap", heatmap, matrix, select=_on_pick if weights else None, **options)
-    state.drawn_first("lab_heatmap", (figure_key(matrix), lang))  # then the row's bars beside it
+    select = _on_pick if weights else None
+    chart(f"{stage}_heatmap", heatmap, matrix, select=select, first=True, **options)
 
 
 def scores_stage(result: LabResult, row: int, lang: str) -> None:

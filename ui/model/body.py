@@ -62,7 +62,6 @@ def sentence_view(lang: str) -> None:
         return
     reading_notes(run, lang)
     heads_section(run, lang)
-    state.drawn_first("model_heads", lab.text)  # the guesses' chart, below, would hold them back
     params = fill_section(run, params, lang)
     state.close_page(lab, params)
 
@@ -108,7 +107,8 @@ def heads_section(run: ModelRun, lang: str) -> None:
     st.subheader(t("md_heads_title", lang))
     st.caption(t("md_heads_why", lang))
     panels = figures.head_panels(run, lang)
-    chart("model_heads", heatmap, panels, lang=lang, per_row=4, select=_open_head)
+    # First: the guesses' chart, below, sent with new heads would hold back their drawing.
+    chart("model_heads", heatmap, panels, lang=lang, per_row=4, select=_open_head, first=True)
     if st.session_state.pop(OPEN_IN_LAB, False):
         st.switch_page("ui/lab/page.py")
 

@@ -60,7 +60,6 @@ def render() -> None:
     breakdown = compute(values, divisor)
     labels = labels_for(values)
     chart_section(breakdown, labels, lang)
-    state.drawn_first("softmax_bars", (tuple(values), divisor, lang))  # then the rest of the page
     article_verdict(breakdown, lang)
     past_target(labels, lang)
     section = picker(SoftmaxParams, "section", lang, "sm_section")
@@ -158,7 +157,7 @@ def chart_section(breakdown: SoftmaxBreakdown, labels: list[str], lang: str) -> 
     st.subheader(t("sm_chart_title", lang))
     chart(
         "softmax_bars", figures.softmax_bars, breakdown.scaled, breakdown.probs, labels,
-        lang=lang, height=CHART_HEIGHT,
+        lang=lang, height=CHART_HEIGHT, first=True,
     )  # fmt: skip
     st.caption(t("sm_chart_why", lang))
 

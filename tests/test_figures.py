@@ -359,9 +359,10 @@ def test_a_figure_is_built_once_per_arguments_and_shared():
     def build_too(z, label, *, kind):
         return build(z, label, kind=kind)
 
-    first = shown(build, np.eye(3), "x", kind="w")
-    again = shown(build, np.eye(3).copy(), "x", kind="w")  # another array, the same numbers
+    first_key, first = shown(build, np.eye(3), "x", kind="w")
+    again_key, again = shown(build, np.eye(3).copy(), "x", kind="w")  # the same numbers
     assert len(calls) == 1 and first is again and isinstance(first, go.Figure)
+    assert first_key == again_key and FIGURES.get(first_key, lambda: None) is first
     others = [
         shown(build, np.eye(3) * 2, "x", kind="w"),  # other numbers
         shown(build, np.zeros((2, 3)), "x", kind="w"),  # same bytes as (3, 2)
@@ -372,8 +373,12 @@ def test_a_figure_is_built_once_per_arguments_and_shared():
         shown(heatmap, Matrix(np.eye(2), ("a", "b"), ("a", "b")), lang="en"),  # a dataclass
     ]
     assert len(calls) == 1 + 6
-    assert len({id(fig) for fig in [first, *others]}) == 8
-    assert shown(heatmap, Matrix(np.eye(2), ("a", "b"), ("a", "b")), lang="en") is others[-1]
+    assert len({id(fig) for _, fig in others} | {id(first)}) == 8
+    assert len({key for key, _ in others} | {first_key}) == 8  # each shows something else
+    dataclass_key, dataclass_fig = others[-1]
+    matrix = Matrix(np.eye(2), ("a", "b"), ("a", "b"))
+    key, fig = shown(heatmap, matrix, lang="en")
+    assert key == dataclass_key and fig is dataclass_fig
     assert decode(first.to_dict()["data"][0]["z"]).tolist() == np.eye(3).tolist()
     assert FIGURES in cache.CACHES and FIGURES.total > 0
 

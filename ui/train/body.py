@@ -63,14 +63,18 @@ def controls(lang: str) -> None:
     )
     radio(TrainParams, "optimizer", lang, "tr_optimizer", horizontal=True)
     number_input(TrainParams, "d", lang, "tr_d", step=1)
-    for column, preset in zip(st.columns(len(D_PRESETS), gap="small"), D_PRESETS, strict=True):
-        column.button(
-            f"{preset}", key=f"tr_preset_{preset}", on_click=_set_d, args=(preset,), width="stretch"
-        )
-    steps, seed = st.columns(2)
-    with steps:
+    # Rows, not columns: columns stack on a phone, and these rows would push the chart down.
+    with st.container(horizontal=True, gap="small"):
+        for preset in D_PRESETS:
+            st.button(
+                f"{preset}",
+                key=f"tr_preset_{preset}",
+                on_click=_set_d,
+                args=(preset,),
+                width="stretch",
+            )
+    with st.container(horizontal=True):
         number_input(TrainParams, "steps", lang, "tr_steps", step=50)
-    with seed:
         number_input(TrainParams, "seed", lang, "tr_seed", step=1)
 
 

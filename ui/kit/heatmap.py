@@ -8,10 +8,12 @@ tick labels show and how, the margins that hold them, and when there is a colour
 
 from __future__ import annotations
 
+import html
 import math
+import re
 import unicodedata
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, TypedDict
 
 import numpy as np
@@ -109,6 +111,7 @@ def heatmap(
     numbers = [cell_numbers(matrix) for matrix in grid.panels]
     room = PHONE_WIDTH if phone else MAIN_WIDTH[large] * share
     bar, size = bar_and_size(grid, numbers, room, large, beside)
+    grid = fitted_titles(grid, size)
     margin = grid_margin(grid, size, bar)
     plot_w = math.ceil(grid.span(size, across=True) / (1 - beside))
     plot_h = max(grid.span(size, across=False), min_height - margin["t"] - margin["b"])
@@ -192,8 +195,7 @@ class Grid:
 
     def gap(self, across: bool) -> float:
         """Pixels between neighbouring panels; down, each one's title under it too."""
-        titled = any(matrix.title for matrix in self.panels)
-        return GAP + (title_line(self.font) if titled and not across else 0)
+        return GAP + (0 if across else titles_height(self.panels, self.font))
 
     def span(self, size: int, across: bool) -> int:
         """Pixels the matrices take across (or down), gaps included."""
@@ -213,6 +215,47 @@ class Grid:
 def title_line(font: int) -> float:
     """Pixels a panel's title takes under it."""
     return 1.6 * (font + 1) + 4
+
+
+def titles_height(panels: Sequence[Matrix], font: int) -> float:
+    """Pixels the panels' titles take under them: their longest, on one line or broken in two."""
+    lines = [matrix.title.count("<br>") + 1 for matrix in panels if matrix.title]
+    return title_line(font) * max(lines) if lines else 0.0
+
+
+def fitted_titles(grid: Grid, size: int) -> Grid:
+    """The grid, its panels' titles broken in two when one is wider than its panel and the gap
+    beside it (a phone's narrow panels): else neighbouring titles run into each other."""
+
+    def fits(matrix: Matrix) -> bool:
+        shown = html.unescape(re.sub(TAG, "", matrix.title))  # what is drawn, not its markup
+        return text_width(shown, grid.font + 1) <= matrix.z.shape[1] * size + GAP
+
+    if all(fits(matrix) for matrix in grid.panels if matrix.title):
+        return grid
+    panels = tuple(replace(matrix, title=two_lines(matrix.title)) for matrix in grid.panels)
+    return replace(grid, panels=panels)
+
+
+TAG = r"<[^>]*>"  # Plotly's pseudo-HTML in a title
+
+
+def two_lines(title: str) -> str:
+    """``title`` broken at its " · " ("layer 1 · head 2"), else at the space or after the
+    Chinese comma nearest its middle, never inside a tag."""
+    head, dot, tail = title.partition(" · ")
+    if dot:
+        return f"{head}<br>{tail}"
+    tags = [range(m.start(), m.end()) for m in re.finditer(TAG, title)]
+    breaks = [
+        (i, i + 1) if ch == " " else (i + 1, i + 1)  # a space goes, a comma stays on line one
+        for i, ch in enumerate(title)
+        if ch in " ，、" and not any(i in tag for tag in tags)
+    ]
+    if not breaks:
+        return title
+    end, start = min(breaks, key=lambda b: abs(2 * b[0] - len(title)))
+    return f"{title[:end]}<br>{title[start:]}"
 
 
 def bar_and_size(
@@ -268,7 +311,7 @@ def grid_margin(grid: Grid, size: int, bar: str) -> dict[str, int]:
     above = max(tick.extent for tick in ticks) + label_room(font, bool(grid.panels[0].col_axis))
     right = side_room(bar) + (0 if bar else ticks[-1].overhang)
     below = 10 + row_ticks(grid.panels[-1].rows, font, size).overhang
-    below += title_line(font) if any(matrix.title for matrix in grid.panels) else 0
+    below += titles_height(grid.panels, font)
     edges = {"l": row_labels_room(grid), "r": right, "t": above, "b": below}
     return {side: math.ceil(px) for side, px in edges.items()} | {"pad": PAD}
 

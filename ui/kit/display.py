@@ -41,7 +41,9 @@ PLOTLY_OBJECT_BYTES = 1500  # what a go.Figure keeps per dict of its properties,
 
 def figure_bytes(fig: go.Figure) -> int:
     """About what a ``go.Figure`` keeps: its properties, and one Plotly object for each dict."""
-    properties = fig.to_plotly_json()
+    # Its own property dicts, read in place: to_plotly_json copies them all first, 3× the time
+    # (/model's heads figure: 16.5 ms against 5.4 ms, see docs/performance.md).
+    properties = [fig._data, fig._layout]
     return deep_bytes(properties) + PLOTLY_OBJECT_BYTES * _dicts(properties)
 
 

@@ -38,8 +38,10 @@ state.app_switches()
 lang = state.lang()
 state.show_notes(link_notes)
 
+page = st.navigation(navigation_pages(lang), position="top")
+state.watch_width()  # after the navigation: a rerun it brings stays on this page
 try:
-    st.navigation(navigation_pages(lang), position="top").run()
+    page.run()
 finally:
     memory.freeze_modules()  # after a run that loaded modules: no collection walks them again
     memory.trim()  # what this run freed goes back to the system, not to an idle arena

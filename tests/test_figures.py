@@ -418,6 +418,35 @@ def test_a_phone_wraps_a_figure_of_many_panels_two_to_a_row():
         assert len(domains) == across
 
 
+def test_a_panel_title_wider_than_its_panel_is_broken_in_two_and_given_the_room():
+    """On a phone the heads' panels are 5 cells wide: "layer 1 · head 2" would run into its
+    neighbour's title, so it takes two lines, and the rows of panels move apart by one more
+    line; on a laptop's wider panels it stays on one line."""
+    from ui.kit.figures import text_width
+    from ui.kit.heatmap import GAP
+
+    weights = np.full((5, 5), 1 / 5)
+    tokens = PHONE_TOKENS[:5]
+    panels = [
+        Matrix(weights, tokens, tokens, "weights", title=f"layer {i // 4 + 1} · head {i % 4 + 1}")
+        for i in range(8)
+    ]
+    for phone, broken in ((True, True), (False, False)):
+        fig = heatmap(panels, lang="en", per_row=4, phone=phone)
+        layout = fig["layout"]
+        titles = [note["text"] for note in layout["annotations"]]
+        expected = [m.title.replace(" · ", "<br>") if broken else m.title for m in panels]
+        assert titles == expected
+        cell = _cell_px(fig)
+        font = layout["annotations"][0]["font"]["size"]
+        assert (text_width(panels[0].title, font) > 5 * cell + GAP) is broken
+        tops = sorted({layout[key]["domain"][1] for key in layout if key.startswith("yaxis")})
+        plot_h = layout["height"] - layout["margin"]["t"] - layout["margin"]["b"]
+        between = (tops[-1] - tops[-2]) * plot_h - 5 * cell  # px from one row to the next
+        lines = 2 if broken else 1
+        assert between >= GAP + lines * 1.6 * font
+
+
 def test_the_phone_hint_is_the_browsers_word_and_reaches_every_builder_that_takes_it(
     monkeypatch,
 ):
@@ -427,6 +456,14 @@ def test_the_phone_hint_is_the_browsers_word_and_reaches_every_builder_that_take
 
     for agent, expected in (("Mozilla/5.0 (iPhone) Mobile/15E148", True), ("X11; Linux", False)):
         monkeypatch.setattr(state.st, "context", SimpleNamespace(headers={"User-Agent": agent}))
+        monkeypatch.setattr(state.st, "session_state", {})
         assert state.phone() is expected
+        # once the browser has told its width, the width wins; what else it sends is not trusted
+        for told, phone in (({"phone": True}, True), ({"phone": False}, False)):
+            monkeypatch.setattr(state.st, "session_state", {"_screen": told})
+            assert state.phone() is phone
+        for junk in ({"phone": "yes"}, {"phone": 1}, {}, "phone", None):
+            monkeypatch.setattr(state.st, "session_state", {"_screen": junk})
+            assert state.phone() is expected
     assert display.screen_options(heatmap) == ("large", "phone")
     assert display.screen_options(figures.lesson_layout) == ()

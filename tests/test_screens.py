@@ -24,6 +24,10 @@ PHONE_AGENT = (  # a phone's browser says "Mobile"; the app sizes its figures to
 SCREENS = {  # name: (context options, query)
     "phone": ({"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True,
                "device_scale_factor": 2, "user_agent": PHONE_AGENT}, ""),
+    # snap.py's phone: touch and a phone's viewport, but a desktop User-Agent; the app sizes
+    # its figures by the width the browser tells it
+    "phone-plain": ({"viewport": {"width": 390, "height": 844}, "is_mobile": True,
+                     "has_touch": True, "device_scale_factor": 2}, ""),
     "laptop": ({"viewport": {"width": 1280, "height": 720}}, ""),
     "laptop-wide": ({"viewport": {"width": 1366, "height": 768}}, ""),
     "projector": ({"viewport": {"width": 1280, "height": 720}}, "&present=true"),
@@ -68,6 +72,7 @@ MEASURE = """(key) => {
       axes: Object.fromEntries([...new Set([...c.querySelectorAll('g[class$="tick"]')]
         .map(g => g.getAttribute('class')))].map(name => [name, texts(c, `g.${name} text`)
           .concat(texts(c, `.g-${name.replace('tick', 'title')} text`))])),
+      notes: texts(c, '.annotation-text'),
       toolbar: [...c.querySelectorAll('.modebar-container')]
         .filter(e => getComputedStyle(e).display !== 'none').length})),
     head: [...document.querySelectorAll('[data-testid=stTopNavLinkContainer], ' +
@@ -82,8 +87,8 @@ MEASURE = """(key) => {
 
 def crowded(found):
     """Every overlap a reader would see: cell numbers under 12 px or on one another, tick
-    labels or axis titles on one another, the page links under the switches, and a phone's
-    chart toolbar (Plotly's modebar covers axis titles and legends there)."""
+    labels, axis titles or annotations (panel titles) on one another, the page links under the
+    switches, and a phone's chart toolbar (Plotly's modebar covers axis titles and legends)."""
     problems = []
     for chart in found["charts"]:
         i = chart["key"]
@@ -92,6 +97,7 @@ def crowded(found):
         problems += [(i, "numbers", pair) for pair in overlapping(numbers)]
         for axis, labels in chart["axes"].items():
             problems += [(i, axis, pair) for pair in overlapping(labels)]
+        problems += [(i, "notes", pair) for pair in overlapping(chart["notes"])]
     problems += [("head", pair) for pair in overlapping(found["head"])]
     return problems
 
@@ -119,7 +125,37 @@ def test_the_main_figure_is_on_the_first_screen(browser, screen, page, lang):
         assert found["formulas"] == []
         assert found["rotated"] == []
         assert crowded(found) == []
-        if screen == "phone":
+        if screen.startswith("phone"):
             assert [chart["toolbar"] for chart in found["charts"]] == [0] * len(found["charts"])
+    finally:
+        context.close()
+
+
+def figure_width(tab, key):
+    """The width a chart's figure is drawn at (its layout's), once it is drawn."""
+    svg = tab.wait_for_selector(f".st-key-{key} .main-svg", timeout=30_000)
+    return float(svg.get_attribute("width"))
+
+
+def test_a_window_narrowed_to_a_phone_s_width_gets_a_phone_s_figures(browser):
+    """A laptop's window narrowed below 640 px (a phone turned, a window snapped to one side):
+    the browser tells the server, and the lab's heatmap is sized again for the narrow window;
+    widened back, it is the laptop's again. No reload, no User-Agent involved."""
+    base, chromium = browser
+    context = count_runs(chromium.new_context(viewport={"width": 1280, "height": 720}))
+    tab = context.new_page()
+    try:
+        tab.goto(f"{base}/?lang=en")
+        wait_idle(tab, settle_ms=800)
+        wide = figure_width(tab, "weights_heatmap")
+        tab.set_viewport_size({"width": 390, "height": 844})
+        wait_idle(tab, settle_ms=800)
+        narrow = figure_width(tab, "weights_heatmap")
+        tab.set_viewport_size({"width": 1280, "height": 720})
+        wait_idle(tab, settle_ms=800)
+        again = figure_width(tab, "weights_heatmap")
+        assert narrow <= 390 - 2 * 12 < wide  # inside the phone's padding (0.8 rem each side)
+        assert again == wide
+        assert tab.locator("[data-testid='stException']").count() == 0
     finally:
         context.close()

@@ -5,8 +5,9 @@ the URL or from its last run, its title and the notes for replaced link values) 
 ``close_page`` (settings remembered, the URL rewritten, the share link shown).
 """
 
+import functools
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import asdict
 from typing import Any, TypeVar
 from urllib.parse import urlencode
@@ -36,7 +37,7 @@ SCREEN_CSS = (
     "<style>.stMainBlockContainer{padding-top:3.4rem;padding-bottom:2rem}"
     # Streamlit fades what a running script has not sent again; /train's curve so far stays
     # right while the page reruns itself to train the next run, so it keeps its full colour.
-    " .st-key-loss_curves[data-stale=true]{opacity:1!important}"
+    " .st-key-loss_curves[data-stale=true]{opacity:1!important} .st-key-_screen{display:none}"
     " h1{font-size:2rem!important;padding:0!important}"
     " .katex-display{margin:.25rem 0!important}"
     " .st-key-app_switches{position:fixed;top:.6rem;right:3.6rem;z-index:999991;width:auto}"
@@ -83,9 +84,72 @@ def init_present() -> list[Note]:
     return _seed_once("present", parse_present)
 
 
+# The window's width, watched in the browser: a phone in desktop mode, or one emulated without
+# "Mobile" in its User-Agent, is a phone by its width (where the layout's CSS switches too).
+WIDTH_JS = """export default function ({ data, setStateValue }) {
+  const narrow = window.matchMedia("(max-width: 640px)");
+  let said = data.phone;
+  const report = () => {
+    if (narrow.matches !== said) { said = narrow.matches; setStateValue("phone", said); }
+  };
+  report();
+  narrow.addEventListener("change", report);
+  return () => narrow.removeEventListener("change", report);
+}"""
+
+
+@functools.cache
+def _width_watch() -> Callable[..., Any]:
+    """The width watch's component, registered once per server (not once per run)."""
+    return st.components.v2.component("screen_width", js=WIDTH_JS)
+
+
+WIDTH_WAIT = 1.5  # s: a browser that has not told its width by then is sized by its User-Agent
+
+
+def watch_width() -> None:
+    """Mount the width watch (hidden by the CSS): whenever the window is narrower or wider than
+    ``phone()`` says, the browser tells the server and the app runs again, sized for it. A
+    browser's first run waits for it (≈0.3 s) unless the User-Agent says "Mobi": a phone that
+    does not say so gets a phone's figures on its first screen, not a laptop's squeezed."""
+    agent = st.context.headers.get("User-Agent") or ""
+    waits = _told_phone() is None and agent.startswith("Mozilla/") and "Mobi" not in agent
+    said = None if waits else phone()  # None: the browser tells in any case
+    _width_watch()(key="_screen", data={"phone": said}, on_phone_change=_ignore, default=None)
+    if waits:
+        _await_width()
+
+
+def _await_width() -> None:
+    """Hold this run until the browser's width reruns the app, at most WIDTH_WAIT seconds; the
+    notes this run showed are shown again by the next."""
+    st.session_state[PENDING] = st.session_state.get(SHOWN, [])
+    spot = st.empty()
+    deadline = time.monotonic() + WIDTH_WAIT
+    while time.monotonic() < deadline:
+        time.sleep(0.025)
+        spot.empty()  # a Streamlit call: the rerun the browser asks for starts here
+    st.session_state.pop(PENDING)  # no rerun came: this run shows them itself
+
+
+def _ignore() -> None:
+    """The width watch's change callback: the rerun it comes with is all that is needed."""
+
+
+def _told_phone() -> bool | None:
+    """What the browser's width said (a phone or not), None before it has said anything."""
+    told = st.session_state.get("_screen")
+    said = told.get("phone") if isinstance(told, Mapping) else None
+    return said if isinstance(said, bool) else None  # the browser sends it: trust only a bool
+
+
 def phone() -> bool:
-    """Whether the browser says it is a phone ("Mobi" in its User-Agent, as MDN advises): its
-    figures are sized to a phone's width, where Streamlit would squeeze a wider one."""
+    """Whether this is a phone: by the window's width once the browser has told it, else by
+    "Mobi" in its User-Agent (as MDN advises). Its figures are sized to a phone's width, where
+    Streamlit would squeeze a wider one."""
+    told = _told_phone()
+    if told is not None:
+        return told
     return "Mobi" in (st.context.headers.get("User-Agent") or "")
 
 

@@ -47,6 +47,22 @@ def test_the_guesses_are_the_model_s_own_at_the_chosen_temperature():
     assert any("我喜[MASK]人工智能" in text for text in html_texts(at))
 
 
+def test_a_blank_past_the_sentence_says_the_last_character_is_hidden_and_hides_it():
+    """?mask_at=9 on 我喜欢 (three characters): the note names 9 and the three, the box shows
+    2, the model reads 我喜[MASK] and the bars are fill_mask's own for it; a sentence typed
+    shorter than the blank does the same."""
+    at = open_app("model", lang="en", text="我喜欢", mask_at="9")
+    notes = [element.value for element in at.info]
+    assert any("Character 9" in note and "3 characters" in note for note in notes), notes
+    assert at.number_input(key="mask_at").value == 2
+    assert any("我喜[MASK]" in text for text in html_texts(at))
+    bars = figure(at, "fill_mask")["data"][0]
+    assert list(bars["x"]) == [ch for ch, _ in fill_mask("我喜[MASK]", top=len(bars["x"]))]
+    at.text_input(key="text").set_value("我喜").run()
+    assert at.number_input(key="mask_at").value == 1
+    assert any("我[MASK]" in text for text in html_texts(at)) and not at.exception
+
+
 def test_new_heads_are_given_time_to_draw_and_a_new_blank_is_not(monkeypatch):
     """The page waits (state.let_draw) after sending heads it has not sent before, so that they
     are drawn before the guesses below them arrive: once for a new sentence, and not at all for

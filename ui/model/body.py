@@ -113,17 +113,29 @@ def heads_section(run: ModelRun, lang: str) -> None:
         st.switch_page("ui/lab/page.py")
 
 
+def past_blank(count: int, lang: str) -> None:
+    """A blank past the sentence's last character (a link's ?mask_at=99, or a sentence typed
+    shorter) becomes its last character, with a note, before the box shows it: the link's own
+    note only knew the longest sentence allowed."""
+    at = int(st.session_state.mask_at)
+    if at >= count > 0:
+        st.session_state.mask_at = count - 1
+        words = {"at": at, "count": count, "last": count - 1}
+        st.info(t("md_fill_past", lang, **words), icon=":material/build:")
+
+
 def fill_section(run: ModelRun, params: ModelParams, lang: str) -> ModelParams:
     """Hide one character of the sentence; the model's guesses as bars, with a temperature."""
     st.subheader(t("md_fill_title", lang))
     st.caption(t("md_fill_why", lang))
+    content = list(run.tokens[1:-1])
+    past_blank(len(content), lang)
     left, right = st.columns(2)
     with left:
         number_input(ModelParams, "mask_at", lang, "md_fill_at", step=1)
     with right:
         number_input(ModelParams, "fill_temperature", lang, "md_fill_temperature", step=0.5)
     params = state.current(ModelParams)
-    content = list(run.tokens[1:-1])
     at = min(params.mask_at, len(content) - 1)
     answer = content[at]
     masked = "".join([*content[:at], MASK, *content[at + 1 :]])

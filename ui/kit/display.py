@@ -4,7 +4,7 @@ import dataclasses
 import hashlib
 import html
 import inspect
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
 from functools import cache
 from typing import Any
 
@@ -167,6 +167,26 @@ def number_input(settings: type[Settings], key: str, lang: str, text: str, **opt
         options["help"] = t(f"{text}_help", lang)
     label = t(f"{text}_label", lang)
     st.number_input(label, key=key, min_value=kind(low), max_value=kind(high), **options)
+
+
+def presets(
+    key: str, values: Sequence[int], prefix: str, label: Callable[[int], str] = str
+) -> None:
+    """A button for each of ``values`` (keyed ``<prefix><value>``) that sets ``key`` to it, in
+    one row: columns would stack on a phone and push the figure below the first screen."""
+    with st.container(horizontal=True, gap="small"):
+        for value in values:
+            st.button(
+                label(value),
+                key=f"{prefix}{value}",
+                on_click=_set,
+                args=(key, value),
+                width="stretch",
+            )
+
+
+def _set(key: str, value: object) -> None:
+    st.session_state[key] = value
 
 
 def radio(settings: type[Settings], key: str, lang: str, text: str, **options: Any) -> None:

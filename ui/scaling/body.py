@@ -7,7 +7,7 @@ import streamlit as st
 
 from ui.kit import state
 from ui.kit.cache import Call, advance, shared
-from ui.kit.display import chart, number_input, radio, safe_text, train_link
+from ui.kit.display import chart, number_input, presets, radio, safe_text, train_link
 from ui.kit.text import t
 from ui.scaling import figures
 from ui.scaling.settings import ScalingParams
@@ -93,10 +93,6 @@ def computed(params: ScalingParams, lang: str) -> None:
         state.rerun()
 
 
-def _set_d(d: int) -> None:
-    st.session_state.d = d
-
-
 DRAWN_FOR = "_scaling_sections_for"  # the distribution the sections below the histogram show
 
 
@@ -134,14 +130,7 @@ def controls(lang: str) -> None:
         radio(ScalingParams, "distribution", lang, "sc_distribution")
     with right:
         number_input(ScalingParams, "d", lang, "d", step=1)
-        for column, preset in zip(st.columns(len(PRESETS)), PRESETS, strict=True):
-            column.button(
-                f"d = {preset:,}",
-                key=f"sc_preset_{preset}",
-                on_click=_set_d,
-                args=(preset,),
-                width="stretch",
-            )
+        presets("d", PRESETS, "sc_preset_", label=lambda d: f"d = {d:,}")
 
 
 def variance_section(params: ScalingParams, lang: str) -> None:

@@ -12,7 +12,7 @@ import streamlit as st
 
 from ui.kit import state
 from ui.kit.cache import advance
-from ui.kit.display import chart, number_input, radio, safe_text
+from ui.kit.display import chart, number_input, presets, radio, safe_text
 from ui.kit.text import t
 from ui.train import compute, figures
 from ui.train.compute import TrainPair, train_pair
@@ -25,10 +25,6 @@ SWEEPS = "_train_sweeps"  # session state: the (task, optimizer, seed) whose swe
 SLICE = 0.3
 ONE_RUN = 0.0  # advance's budget that makes one call per script run: each run is drawn at once
 PROGRESS_EVERY = 0.1  # seconds between moves of a progress bar: a short run shows none
-
-
-def _set_d(d: int) -> None:
-    st.session_state.d = d
 
 
 def _ask_sweep(key: tuple[str, str, int]) -> None:
@@ -63,16 +59,8 @@ def controls(lang: str) -> None:
     )
     radio(TrainParams, "optimizer", lang, "tr_optimizer", horizontal=True)
     number_input(TrainParams, "d", lang, "tr_d", step=1)
-    # Rows, not columns: columns stack on a phone, and these rows would push the chart down.
-    with st.container(horizontal=True, gap="small"):
-        for preset in D_PRESETS:
-            st.button(
-                f"{preset}",
-                key=f"tr_preset_{preset}",
-                on_click=_set_d,
-                args=(preset,),
-                width="stretch",
-            )
+    presets("d", D_PRESETS, "tr_preset_")
+    # A row, not columns: columns stack on a phone, and would push the chart down.
     with st.container(horizontal=True):
         number_input(TrainParams, "steps", lang, "tr_steps", step=50)
         number_input(TrainParams, "seed", lang, "tr_seed", step=1)

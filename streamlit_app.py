@@ -33,13 +33,14 @@ st.set_page_config(
     layout="wide",
     initial_sidebar_state="collapsed",
 )
+page = st.navigation(navigation_pages(state.lang()), position="top")
+# After the navigation (a rerun it brings stays on this page), before any widget (one the
+# browser has not set up yet when it asks for the rerun comes back with its default).
+state.watch_width(link_notes)
 st.html(state.PRESENT_CSS if state.present() else state.SCREEN_CSS)
 state.app_switches()
-lang = state.lang()
 state.show_notes(link_notes)
 
-page = st.navigation(navigation_pages(lang), position="top")
-state.watch_width()  # after the navigation: a rerun it brings stays on this page
 try:
     page.run()
 finally:

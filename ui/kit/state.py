@@ -107,23 +107,24 @@ def _width_watch() -> Callable[..., Any]:
 WIDTH_WAIT = 1.5  # s: a browser that has not told its width by then is sized by its User-Agent
 
 
-def watch_width() -> None:
+def watch_width(notes: list[Note]) -> None:
     """Mount the width watch (hidden by the CSS): whenever the window is narrower or wider than
     ``phone()`` says, the browser tells the server and the app runs again, sized for it. A
     browser's first run waits for it (≈0.3 s) unless the User-Agent says "Mobi": a phone that
-    does not say so gets a phone's figures on its first screen, not a laptop's squeezed."""
+    does not say so gets a phone's figures on its first screen, not a laptop's squeezed.
+    ``notes``: the link's, which the rerun shows in its page."""
     agent = st.context.headers.get("User-Agent") or ""
     waits = _told_phone() is None and agent.startswith("Mozilla/") and "Mobi" not in agent
     said = None if waits else phone()  # None: the browser tells in any case
     _width_watch()(key="_screen", data={"phone": said}, on_phone_change=_ignore, default=None)
     if waits:
-        _await_width()
+        _await_width(notes)
 
 
-def _await_width() -> None:
+def _await_width(notes: list[Note]) -> None:
     """Hold this run until the browser's width reruns the app, at most WIDTH_WAIT seconds; the
-    notes this run showed are shown again by the next."""
-    st.session_state[PENDING] = st.session_state.get(SHOWN, [])
+    rerun shows ``notes``."""
+    st.session_state[PENDING] = notes
     spot = st.empty()
     deadline = time.monotonic() + WIDTH_WAIT
     while time.monotonic() < deadline:

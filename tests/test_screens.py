@@ -63,6 +63,8 @@ MEASURE = """(key) => {
   return {
     top: chart ? chart.getBoundingClientRect().top : null,
     overflow: document.documentElement.scrollWidth - window.innerWidth,
+    language: [...document.querySelectorAll('.st-key-app_switches input[type=radio]')]
+      .findIndex(e => e.checked),
     rotated: [...document.querySelectorAll('g[class$="tick"] > text')].filter(e =>
       /^[\\u4e00-\\u9fff]$/.test(e.textContent.trim()) &&
       /rotate\\((?!0\\))/.test(e.getAttribute('transform') || '')).map(e => e.textContent),
@@ -98,6 +100,13 @@ def crowded(found):
         for axis, labels in chart["axes"].items():
             problems += [(i, axis, pair) for pair in overlapping(labels)]
         problems += [(i, "notes", pair) for pair in overlapping(chart["notes"])]
+        labels = [box for boxes in chart["axes"].values() for box in boxes]
+        problems += [
+            (i, "note on label", (note["text"], label["text"]))
+            for note in chart["notes"]
+            for label in labels
+            if overlapping([note, label])
+        ]
     problems += [("head", pair) for pair in overlapping(found["head"])]
     return problems
 
@@ -122,6 +131,7 @@ def test_the_main_figure_is_on_the_first_screen(browser, screen, page, lang):
         height = options["viewport"]["height"]
         assert found["top"] is not None and found["top"] < height, found["top"]
         assert found["overflow"] <= 1, found["overflow"]
+        assert found["language"] == ["zh", "en"].index(lang)  # the switch says the page's
         assert found["formulas"] == []
         assert found["rotated"] == []
         assert crowded(found) == []

@@ -65,10 +65,17 @@ def _points(
 
 
 def dot_histogram(
-    dots: npt.NDArray[np.float64], d: int, theory_std: float, *, lang: str, height: int = 360
+    dots: npt.NDArray[np.float64],
+    d: int,
+    theory_std: float,
+    *,
+    lang: str,
+    height: int = 360,
+    phone: bool = False,
 ) -> go.Figure:
     """q·k before and after ÷√d, with ± the theory's std marked on both (√d and 1 for normal
-    entries, √(d/9) and 1/3 for uniform ones), and the article's figure for the normal case."""
+    entries, √(d/9) and 1/3 for uniform ones), and the article's figure for the normal case
+    (on a phone under the panels: its narrow panel has no room for it)."""
     sqrt_d = math.sqrt(d)
     fig = make_subplots(
         rows=1,
@@ -97,22 +104,27 @@ def dot_histogram(
         col=1,
     )
     if d in ARTICLE_STD and math.isclose(theory_std, sqrt_d):
-        _article_marker(fig, -theory_std, ARTICLE_STD[d], lang)
+        _article_marker(fig, -theory_std, ARTICLE_STD[d], lang, below=phone)
     fig.update_yaxes(title_text=t("sc_count", lang), row=1, col=1)
-    return lesson_layout(fig, height, bargap=0.02)
+    return lesson_layout(fig, height, bargap=0.02, margin_b=BELOW if phone else 10)
 
 
-def _article_marker(fig: go.Figure, x: float, std: str, lang: str) -> None:
-    """The article's printed std for this d (normal entries), beside the theory line."""
+BELOW = 50  # px under a phone's panels: the x tick labels, then the article's figure
+
+
+def _article_marker(fig: go.Figure, x: float, std: str, lang: str, below: bool) -> None:
+    """The article's printed std for this d (normal entries): beside the −std line, or
+    ``below`` the panels, at the left."""
+    where: dict[str, object] = {"x": x, "y": 0.9, "yref": "y domain", "xanchor": "right"}
+    if below:
+        where = {"x": 0, "y": 0, "xref": "paper", "yref": "paper", "xanchor": "left"}
+        where |= {"yanchor": "top", "yshift": -24}
     fig.add_annotation(
-        x=x,
-        y=0.9,
-        yref="y domain",
-        xanchor="right",
+        **where,
         showarrow=False,
         text=t("sc_article_marker", lang, std=std),
-        row=1,
-        col=1,
+        row=None if below else 1,
+        col=None if below else 1,
         font={"color": "#b45309"},
     )
 

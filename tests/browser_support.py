@@ -62,12 +62,16 @@ def launch(playwright):
 
 
 def _finished(payload) -> bool:
-    """Whether a websocket frame from the server is a ``script_finished`` message."""
+    """Whether a websocket frame from the server says a script run is over: a
+    ``script_finished`` message, but not one stopped early for a rerun (the width watch's on a
+    first visit), whose rerun is still to come."""
     if not isinstance(payload, bytes):
         return False
     message = ForwardMsg()
     message.ParseFromString(payload)
-    return message.WhichOneof("type") == "script_finished"
+    if message.WhichOneof("type") != "script_finished":
+        return False
+    return message.script_finished != ForwardMsg.FINISHED_EARLY_FOR_RERUN
 
 
 def _watch_runs(page) -> None:

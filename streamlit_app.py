@@ -37,7 +37,7 @@ page = st.navigation(navigation_pages(state.lang()), position="top")
 # After the navigation (a rerun it brings stays on this page), before any widget (one the
 # browser has not set up yet when it asks for the rerun comes back with its default).
 state.watch_width(link_notes)
-st.html(state.PRESENT_CSS if state.present() else state.SCREEN_CSS)
+st.html(state.screen_css())
 state.app_switches()
 state.show_notes(link_notes)
 

@@ -169,3 +169,25 @@ def test_a_window_narrowed_to_a_phone_s_width_gets_a_phone_s_figures(browser):
         assert tab.locator("[data-testid='stException']").count() == 0
     finally:
         context.close()
+
+
+MORE_LABEL = """() => {
+  const p = document.querySelector('.rc-overflow-item-rest [data-testid=stTopNavSection] p');
+  return p && [getComputedStyle(p).visibility, getComputedStyle(p, '::after').content];
+}"""
+
+
+@pytest.mark.parametrize(("lang", "label"), [("zh", "更多"), ("en", "More")])
+def test_the_top_bar_s_overflow_link_speaks_the_page_s_language(browser, lang, label):
+    """At 1280 × 720 the pages that do not fit the top bar sit behind one link, which Streamlit
+    labels "3 more" in every language: the app hides that text and draws its own."""
+    base, chromium = browser
+    context = count_runs(chromium.new_context(viewport={"width": 1280, "height": 720}))
+    tab = context.new_page()
+    try:
+        tab.goto(f"{base}/?lang={lang}")
+        wait_idle(tab, settle_ms=800)
+        tab.wait_for_selector(".st-key-weights_heatmap .main-svg", timeout=30_000)
+        assert tab.evaluate(MORE_LABEL) == ["hidden", f'"{label}"']
+    finally:
+        context.close()

@@ -56,6 +56,20 @@ PRESENT_CSS = SCREEN_CSS.replace(
     " .stMainBlockContainer{padding-left:1.5rem;padding-right:1.5rem}",
 ).replace("font-size:2rem", "font-size:1.6rem")
 FREE_TEXT = ("text", "numbers")
+# The top bar's overflow link, which Streamlit labels "3 more" in every language: its text
+# hidden, the app's own drawn in its place.
+MORE = ".rc-overflow-item-rest [data-testid=stTopNavSection] p"
+MORE_CSS = (
+    f"<style>{MORE}{{visibility:hidden;position:relative}}"
+    f' {MORE}::after{{content:"{{more}}";visibility:visible;position:absolute;left:0;top:0;'
+    "white-space:nowrap}</style>"
+)
+
+
+def screen_css() -> str:
+    """This run's CSS: the screen's or the projector's, and the top bar in its language."""
+    css = PRESENT_CSS if present() else SCREEN_CSS
+    return css + MORE_CSS.replace("{more}", t("nav_more", lang()))
 
 
 def query() -> dict[str, list[str]]:

@@ -93,22 +93,15 @@ def dot_histogram(
         fig.add_vline(x=sign * theory_std, line=dotted, row=1, col=1)
         fig.add_vline(x=sign * theory_std / sqrt_d, line=dotted, row=1, col=2)
     label = "√d" if math.isclose(theory_std, sqrt_d) else "√(d/9)"
-    fig.add_annotation(
-        x=theory_std,
-        y=1,
-        yref="y domain",
-        text=f"{label} = {theory_std:.3g}",
-        showarrow=False,
-        xanchor="left",
-        row=1,
-        col=1,
-    )
+    text = f"{label} = {theory_std:.3g}"
+    fig.add_annotation(x=theory_std, y=1, yref="y domain", text=text, **BESIDE_LINE)
     if d in ARTICLE_STD and math.isclose(theory_std, sqrt_d):
         _article_marker(fig, -theory_std, ARTICLE_STD[d], lang, below=phone)
     fig.update_yaxes(title_text=t("sc_count", lang), row=1, col=1)
     return lesson_layout(fig, height, bargap=0.02, margin_b=BELOW if phone else 10)
 
 
+BESIDE_LINE = {"showarrow": False, "xanchor": "left", "row": 1, "col": 1}
 BELOW = 50  # px under a phone's panels: the x tick labels, then the article's figure
 
 

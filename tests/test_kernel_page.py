@@ -266,3 +266,21 @@ def test_one_hostile_value_in_every_key(section, value):
     at = open_app("kernel", section=section, **dict.fromkeys(keys, value))
     for element in [*at.markdown, *at.caption, *at.info, *at.subheader]:
         assert "**b**" not in element.value and "![x]" not in element.value
+
+
+def test_a_new_block_s_chart_is_given_time_to_draw_before_the_table(monkeypatch):
+    """/kernel waits (state.let_draw) once after an online-softmax chart it has not sent before,
+    so the browser draws it before the table below arrives; a rerun that shows the same chart
+    does not wait."""
+    from ui.kit import state
+
+    waits = []
+    monkeypatch.setattr(state, "let_draw", lambda: waits.append(1))
+    at = open_app("kernel", lang="en")
+    waits.clear()  # opening ran the lab, then this page: each waited for its first chart
+    at.run()
+    assert len(waits) == 0
+    at.number_input(key="block").set_value(4).run()
+    assert len(waits) == 1
+    at.run()
+    assert len(waits) == 1 and not at.exception

@@ -87,9 +87,9 @@ def softmax_section(lang: str) -> None:
         reference = softmax(run.x)
         safe_text(softmax_why(run, lang))
     with right:
-        chart(
+        chart(  # first: the table below, sent with it, would hold back its drawing
             "online_softmax_steps", figures.online_softmax_steps, run, reference, XI_TOKENS,
-            lang=lang,
+            lang=lang, first=True,
         )  # fmt: skip
         error = float(np.abs(run.weights - reference).max())
         total = format_value(run.l * np.exp(run.m))

@@ -66,6 +66,16 @@ def chart_keys(at):
     return [c.proto.id.rsplit("-", 1)[-1] for c in at.get("plotly_chart")]
 
 
+@pytest.fixture
+def draw_waits(monkeypatch):
+    """Every wait a page makes for its chart to be drawn (``state.let_draw``), counted instead."""
+    from ui.kit import state
+
+    waits = []
+    monkeypatch.setattr(state, "let_draw", lambda: waits.append(1))
+    return waits
+
+
 def open_app(page="lab", **query):
     """Run the app as if opened from a link to ``page`` with ``query``; fail on any exception."""
     from streamlit.testing.v1 import AppTest

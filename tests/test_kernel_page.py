@@ -268,14 +268,11 @@ def test_one_hostile_value_in_every_key(section, value):
         assert "**b**" not in element.value and "![x]" not in element.value
 
 
-def test_a_new_block_s_chart_is_given_time_to_draw_before_the_table(monkeypatch):
+def test_a_new_block_s_chart_is_given_time_to_draw_before_the_table(draw_waits):
     """/kernel waits (state.let_draw) once after an online-softmax chart it has not sent before,
     so the browser draws it before the table below arrives; a rerun that shows the same chart
     does not wait."""
-    from ui.kit import state
-
-    waits = []
-    monkeypatch.setattr(state, "let_draw", lambda: waits.append(1))
+    waits = draw_waits
     at = open_app("kernel", lang="en")
     waits.clear()  # opening ran the lab, then this page: each waited for its first chart
     at.run()

@@ -696,13 +696,10 @@ def test_a_shared_heatmap_follows_the_language_and_presenter_mode():
     assert (en["data"][0]["textfont"]["size"], large["data"][0]["textfont"]["size"]) == (13, 14)
 
 
-def test_a_new_heatmap_is_given_time_to_draw_before_the_row_bars(monkeypatch):
+def test_a_new_heatmap_is_given_time_to_draw_before_the_row_bars(draw_waits):
     """The lab waits (state.let_draw) once after a stage heatmap it has not sent before, so the
     browser draws it before the row's bars beside it arrive; the same heatmap again does not."""
-    from ui.kit import state
-
-    waits = []
-    monkeypatch.setattr(state, "let_draw", lambda: waits.append(1))
+    waits = draw_waits
     at = open_app(lang="en")
     assert len(waits) == 1
     at.run()

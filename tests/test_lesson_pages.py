@@ -534,13 +534,10 @@ def test_quiz_bad_seed_is_noted(seed):
     assert any("`quiz_seed`" in text and "using " in text for text in notes(at))
 
 
-def test_new_bars_are_given_time_to_draw_before_the_rest_of_the_page(monkeypatch):
+def test_new_bars_are_given_time_to_draw_before_the_rest_of_the_page(draw_waits):
     """/softmax waits (state.let_draw) once after bars it has not sent before, so the browser
     draws them before the elements below arrive; a rerun that shows the same bars does not."""
-    from ui.kit import state
-
-    waits = []
-    monkeypatch.setattr(state, "let_draw", lambda: waits.append(1))
+    waits = draw_waits
     at = open_app("softmax", lang="en")
     waits.clear()  # opening ran the lab, then this page: each waited for its first chart
     at.run()

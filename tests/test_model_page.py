@@ -63,14 +63,11 @@ def test_a_blank_past_the_sentence_says_the_last_character_is_hidden_and_hides_i
     assert any("我[MASK]" in text for text in html_texts(at)) and not at.exception
 
 
-def test_new_heads_are_given_time_to_draw_and_a_new_blank_is_not(monkeypatch):
+def test_new_heads_are_given_time_to_draw_and_a_new_blank_is_not(draw_waits):
     """The page waits (state.let_draw) after sending heads it has not sent before, so that they
     are drawn before the guesses below them arrive: once for a new sentence, and not at all for
     a new blank or temperature, which leave the heads as they are."""
-    from ui.kit import state
-
-    waits = []
-    monkeypatch.setattr(state, "let_draw", lambda: waits.append(1))
+    waits = draw_waits
     at = open_app("model", lang="en")
     waits.clear()  # opening ran the lab, then this page: each waited for its first chart
     at.text_input(key="text").set_value("今天天气很好").run()

@@ -3,6 +3,8 @@
 inside the first screen, nothing scrolls sideways, and no single Chinese character lies on its
 side on any axis."""
 
+from contextlib import contextmanager
+
 import pytest
 from browser_support import (
     count_runs,
@@ -141,6 +143,21 @@ def test_the_main_figure_is_on_the_first_screen(browser, screen, page, lang):
         context.close()
 
 
+@contextmanager
+def laptop_lab(browser, lang):
+    """The lab in a fresh 1280 × 720 window, its heatmap drawn."""
+    base, chromium = browser
+    context = count_runs(chromium.new_context(viewport={"width": 1280, "height": 720}))
+    tab = context.new_page()
+    try:
+        tab.goto(f"{base}/?lang={lang}")
+        wait_idle(tab, settle_ms=800)
+        tab.wait_for_selector(".st-key-weights_heatmap .main-svg", timeout=30_000)
+        yield tab
+    finally:
+        context.close()
+
+
 def figure_width(tab, key):
     """The width a chart's figure is drawn at (its layout's), once it is drawn."""
     svg = tab.wait_for_selector(f".st-key-{key} .main-svg", timeout=30_000)
@@ -151,12 +168,7 @@ def test_a_window_narrowed_to_a_phone_s_width_gets_a_phone_s_figures(browser):
     """A laptop's window narrowed below 640 px (a phone turned, a window snapped to one side):
     the browser tells the server, and the lab's heatmap is sized again for the narrow window;
     widened back, it is the laptop's again. No reload, no User-Agent involved."""
-    base, chromium = browser
-    context = count_runs(chromium.new_context(viewport={"width": 1280, "height": 720}))
-    tab = context.new_page()
-    try:
-        tab.goto(f"{base}/?lang=en")
-        wait_idle(tab, settle_ms=800)
+    with laptop_lab(browser, "en") as tab:
         wide = figure_width(tab, "weights_heatmap")
         tab.set_viewport_size({"width": 390, "height": 844})
         wait_idle(tab, settle_ms=800)
@@ -167,8 +179,6 @@ def test_a_window_narrowed_to_a_phone_s_width_gets_a_phone_s_figures(browser):
         assert narrow <= 390 - 2 * 12 < wide  # inside the phone's padding (0.8 rem each side)
         assert again == wide
         assert tab.locator("[data-testid='stException']").count() == 0
-    finally:
-        context.close()
 
 
 MORE_LABEL = """() => {
@@ -181,13 +191,5 @@ MORE_LABEL = """() => {
 def test_the_top_bar_s_overflow_link_speaks_the_page_s_language(browser, lang, label):
     """At 1280 × 720 the pages that do not fit the top bar sit behind one link, which Streamlit
     labels "3 more" in every language: the app hides that text and draws its own."""
-    base, chromium = browser
-    context = count_runs(chromium.new_context(viewport={"width": 1280, "height": 720}))
-    tab = context.new_page()
-    try:
-        tab.goto(f"{base}/?lang={lang}")
-        wait_idle(tab, settle_ms=800)
-        tab.wait_for_selector(".st-key-weights_heatmap .main-svg", timeout=30_000)
+    with laptop_lab(browser, lang) as tab:
         assert tab.evaluate(MORE_LABEL) == ["hidden", f'"{label}"']
-    finally:
-        context.close()

@@ -136,14 +136,14 @@ def fill_section(run: ModelRun, params: ModelParams, lang: str) -> ModelParams:
     with right:
         number_input(ModelParams, "fill_temperature", lang, "md_fill_temperature", step=0.5)
     params = state.current(ModelParams)
-    at = min(params.mask_at, len(content) - 1)
+    at = params.mask_at  # past_blank kept it inside the sentence
     answer = content[at]
     masked = "".join([*content[:at], MASK, *content[at + 1 :]])
     safe_text(t("md_fill_masked", lang, masked=masked))
     found = fill_mask(masked, top=TOP, temperature=params.fill_temperature)  # cheap: not cached
     chart("fill_mask", figures.guesses_bars, found, lang, answer)
     fill_verdict(found, answer, params.fill_temperature, lang)
-    return replace(params, mask_at=at)
+    return params
 
 
 def fill_verdict(

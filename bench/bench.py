@@ -498,10 +498,11 @@ def interact(chromium, base: str, page_name: str, visit: int) -> tuple[float, in
 def interactions(quick: bool) -> None:
     """Every page's main interaction against the yardstick's Enter, each visit paired with a
     yardstick visit just before or after it (the order alternating): this machine's speed drifts
-    over a minute, so each pair's ratio is taken and the median of the ratios kept."""
+    over a minute, so each pair's ratio is taken and the median of the ratios kept. Five pairs:
+    with three, one slow yardstick visit moved a page's median by ±0.3 between runs."""
     from playwright.sync_api import sync_playwright
 
-    runs = 2 if quick else 3
+    runs = 2 if quick else 5
     print(f"\n## Each page's main interaction in Chromium at 1280×720 ({runs} paired visits)")
     pages = [name for name in INTERACTIONS if name != "yardstick"]
     seconds: dict[str, list[tuple[float, float]]] = {name: [] for name in pages}

@@ -1,6 +1,7 @@
 """The lesson pages under AppTest: defaults, URL parameters, widgets, bad input."""
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -142,6 +143,26 @@ def test_naive_softmax_overflow_is_shown_in_words_never_as_nan():
     assert "overflow" in cells and "undefined" in cells
     assert "nan" not in cells.lower() and "inf " not in cells.lower()
     assert_allclose(bar_y(at, "softmax_bars", 1), [1 / (1 + math.exp(-1)), 1 / (1 + math.e)])
+
+
+def test_naive_softmax_underflow_is_named_as_such_and_never_said_to_agree():
+    """[−1000, −1001]: every e^x underflows to 0, so the naive formula is 0/0, not ∞/∞.
+    [−745, −700]: it gives numbers, but e^−745 is a subnormal float and the small weight is off
+    by tens of percent: the page says so instead of "both agree"."""
+    at = open_app("softmax", lang="en", values="-1000, -1001", section="stability")
+    cells = " ".join(str(v) for v in at.dataframe[0].value.to_numpy().ravel())
+    assert "0/0" in cells and "∞/∞" not in cells
+    assert "underflowed" in at.warning[0].value
+    at = open_app("softmax", lang="en", values="-745, -700", section="stability")
+    naive = np.exp([-745.0, -700.0]) / np.exp([-745.0, -700.0]).sum()
+    stable = 1 / (1 + math.exp(45))  # the small weight, written out
+    error = abs(naive[0] - stable) / stable
+    assert error > 0.1  # what is checked: the naive number really is wrong
+    (warning,) = [w.value for w in at.warning]
+    assert f"largest relative error of {100 * error:.3g} %" in warning
+    assert not [note for note in at.info if "both agree" in note.value]
+    at = open_app("softmax", lang="en", values="2, 1, 0.1", section="stability")
+    assert "both agree" in at.info[0].value and not at.warning
 
 
 def jacobian_by_hand(x):
@@ -496,6 +517,19 @@ def test_the_shown_answers_match_an_independent_computation():
     assert f"Answer: {value:.4g}." in shown
     entropy = next(q for q in questions if q.kind == "entropy_uniform")
     assert f"Answer: {math.log(entropy.numbers['n']):.4g}." in shown
+
+
+def test_no_question_prints_minus_zero():
+    """A number rounded from a small negative one is -0.0 in the core: the question prints 0."""
+
+    def minus_zero(seed):
+        numbers = [v for q in make_quiz(seed) for v in q.numbers.values()]
+        return any(v == 0 and math.copysign(1, v) < 0 for v in numbers)
+
+    seed = next(seed for seed in range(3000) if minus_zero(seed))
+    at = open_app("quiz", lang="en", quiz_seed=str(seed))
+    shown = " ".join(element.proto.body for element in at.get("html"))
+    assert re.search(r"-0(?![.\d])", shown) is None, seed
 
 
 def test_a_count_takes_a_whole_number():

@@ -13,10 +13,21 @@ def shown(at):
 
 
 def test_the_quiz_answer_gives_xi_its_own_largest_share():
-    """喜's row is [0.16, 0.40, 0.23, …]: the answer names 喜's own 40 % and says the article
-    left it out."""
-    text = shown(open_app("quiz", lang="en"))
-    assert "喜 itself keeps 40 %" in text and "leaves out the largest share" in text
+    """喜's row ÷ 8 through softmax is [0.16, 0.40, 0.23, …]: the answer names 喜's own 40 % as
+    the largest share, says the article left it out, and every share it gives is the row's."""
+    row = np.array([15.3, 22.7, 18.2, 2.1, 1.8, 3.2, 2.9, 5.6, 4.1]) / 8  # as the article prints
+    weights = np.exp(row - row.max()) / np.exp(row - row.max()).sum()
+    wo, xi, huan, ren, gong, zhi, neng, cls, sep = (f"{100 * w:.0f}" for w in weights)
+    assert weights.argmax() == 1  # 喜's own is the largest, as the answer says
+    for lang in ("en", "zh"):
+        text = shown(open_app("quiz", lang=lang))
+        if lang == "en":
+            assert f"喜 itself keeps {xi} %" in text and "leaves out the largest share" in text
+            assert f"then 欢 ({huan} %) and 我 ({wo} %)" in text
+            assert f"get {ren}, {gong}, {zhi} and {neng} %, [CLS] {cls} %, [SEP] {sep} %" in text
+        else:
+            assert f"“喜”自己占 {xi}%" in text and f"“欢”（{huan}%）和“我”（{wo}%）" in text
+            assert f"分别占 {ren}%、{gong}%、{zhi}%、{neng}%，[CLS] {cls}%，[SEP] {sep}%" in text
 
 
 def test_softmax_says_its_sum_is_after_subtracting_the_max():

@@ -4,12 +4,13 @@ import secrets
 
 import streamlit as st
 
+from ui.kernel.settings import XI_DIVISOR, XI_ROW
 from ui.kit import state
 from ui.kit.cache import shared
 from ui.kit.display import number_input, safe_text, train_link
 from ui.kit.text import t
 from ui.quiz.settings import QuizParams
-from viz_core import SEED_MAX, Question, make_quiz
+from viz_core import SEED_MAX, Question, make_quiz, softmax_breakdown
 
 ARTICLE_QUESTIONS = ("qz_a1", "qz_a2", "qz_a3")
 COUNTS = {"causal_count"}  # questions whose answer is a whole number
@@ -20,8 +21,9 @@ def _new_quiz() -> None:
 
 
 def _numbers(question: Question) -> dict[str, str]:
-    """The question's numbers as the prompt prints them."""
-    return {key: f"{value:g}" for key, value in question.numbers.items()}
+    """The question's numbers as the prompt prints them (+ 0.0: a -0.0 rounded from a small
+    negative number prints as 0, not "-0")."""
+    return {key: f"{value + 0.0:g}" for key, value in question.numbers.items()}
 
 
 def answer_text(question: Question) -> str:
@@ -62,13 +64,24 @@ def render() -> None:
     state.close_page(params)
 
 
+# Question 3's answer names each key of the article's 喜 row by its share, in this order.
+XI_NAMES = ("wo", "xi", "huan", "ren", "gong", "zhi", "neng", "cls", "sep")
+
+
+def xi_shares() -> dict[str, str]:
+    """The article's 喜 row ÷ 8 through softmax, each key's share in whole percent."""
+    weights = softmax_breakdown(XI_ROW, XI_DIVISOR).probs
+    return {name: f"{100 * w:.0f}" for name, w in zip(XI_NAMES, weights, strict=True)}
+
+
 def article_questions(lang: str) -> None:
-    """The articles' three questions, each with its model answer behind a click."""
+    """The articles' three questions, each with its model answer behind a click (question 3's
+    shares computed from the article's row)."""
     st.header(t("qz_article_title", lang))
     for name in ARTICLE_QUESTIONS:
         safe_text(t(f"{name}_q", lang), tag="h4")
         with st.expander(t("qz_reveal", lang)):
-            safe_text(t(f"{name}_a", lang))
+            safe_text(t(f"{name}_a", lang, **(xi_shares() if name == "qz_a3" else {})))
             if name == "qz_a1":  # the answer says an unscaled head cannot learn
                 train_link(lang)
 

@@ -2,6 +2,7 @@
 
 from collections.abc import Callable
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
@@ -38,9 +39,9 @@ def _use_preset(name: str) -> None:
     st.session_state.target = LARGEST
 
 
-def _naive(value: float, lang: str) -> str:
-    if value != value:  # NaN: ∞/∞
-        return t("sm_undefined", lang)
+def _naive(value: float, total: float, lang: str) -> str:
+    if value != value:  # NaN: ∞/∞, or 0/0 when every e^x underflowed
+        return t("sm_undefined" if total else "sm_undefined_zero", lang)
     if value == float("inf"):
         return t("sm_overflow", lang)
     return format_value(value, 6)
@@ -163,22 +164,37 @@ def chart_section(breakdown: SoftmaxBreakdown, labels: list[str], lang: str) -> 
 
 
 def stability_section(breakdown: SoftmaxBreakdown, labels: list[str], lang: str) -> None:
-    """The naive formula beside the stable one: overflow is shown as such, never as NaN."""
+    """The naive formula beside the stable one: overflow and underflow are shown as such, never
+    as NaN, and the two agree only where they really do."""
     st.subheader(t("sm_stability_title", lang))
     st.caption(t("sm_stability_why", lang))
-    overflowed = not all(v == v and v != float("inf") for v in breakdown.naive_probs)
+    total = breakdown.naive_total
     stability = pd.DataFrame(
         {
             t("sm_col_position", lang): labels,
-            "e^x": [_naive(v, lang) for v in breakdown.naive_exps],
-            t("sm_naive", lang): [_naive(v, lang) for v in breakdown.naive_probs],
+            "e^(x/c)": [_naive(v, total, lang) for v in breakdown.naive_exps],
+            t("sm_naive", lang): [_naive(v, total, lang) for v in breakdown.naive_probs],
             t("sm_stable", lang): [f"{v:.6f}" for v in breakdown.probs],
         }
     )
     st.dataframe(stability, hide_index=True, width="stretch")
-    (st.warning if overflowed else st.info)(
-        t("sm_naive_broken" if overflowed else "sm_naive_ok", lang)
-    )
+    key, error = naive_verdict(breakdown)
+    (st.info if key == "sm_naive_ok" else st.warning)(t(key, lang, error=error))
+
+
+def naive_verdict(breakdown: SoftmaxBreakdown) -> tuple[str, str]:
+    """Which way the naive formula went (exact, overflowed, all underflowed, or inexact where
+    some e^x fell below the smallest float), and its largest relative error."""
+    naive, stable = breakdown.naive_probs, breakdown.probs
+    if not np.isfinite(breakdown.naive_total):
+        return "sm_naive_broken", ""
+    if breakdown.naive_total == 0:
+        return "sm_naive_underflow", ""
+    if np.allclose(naive, stable, rtol=1e-9, atol=0):
+        return "sm_naive_ok", ""
+    positive = stable > 0
+    error = np.abs(naive[positive] - stable[positive]) / stable[positive]
+    return "sm_naive_inexact", f"{100 * error.max():.3g}"
 
 
 def jacobian_section(breakdown: SoftmaxBreakdown, labels: list[str], lang: str) -> None:

@@ -109,3 +109,21 @@ def test_characters_the_model_never_saw_run_as_unk_with_a_note(text):
     assert not np.isnan(np.nan_to_num(z(at, "weights_heatmap")[0], nan=0.0)).any()
     shown = " ".join(e.proto.body for e in at.get("html"))
     assert "never saw" in shown or "weights_heatmap" in chart_keys(at)
+
+
+def test_a_row_one_hot_both_scaled_and_unscaled_is_said_to_be_so():
+    """A trained head's row can be one-hot with ÷√d_k and without: the row panel says so, not
+    that the unscaled gradient "is only 0.000" against a scaled one just as small. Each such row
+    is found here by plain numpy on the model's own q and k."""
+    shown = 0
+    for layer, head in [(1, 1), (1, 3)]:
+        _, found = expected(layer, head)
+        unscaled = expected(layer, head, scale=False)[1]["weights"].max(axis=1)
+        rows = np.flatnonzero((found["weights"].max(axis=1) > 0.9) & (unscaled > 0.9))
+        row = int(rows[0])
+        at = open_page(layer=str(layer), head=str(head), row=str(row), stage="weights")
+        texts = " ".join(markdown_texts(at) + [e.proto.body for e in at.get("html")])
+        assert "nearly one-hot both scaled and unscaled" in texts, (layer, head, row)
+        assert "can hardly move the weights" not in texts
+        shown += 1
+    assert shown == 2

@@ -226,11 +226,12 @@ def row_words(numbers: dict[str, tuple[float, float]], lang: str) -> dict[str, s
 
 
 def row_verdict(max_on: float, max_off: float, grad_on: float, grad_off: float) -> str:
-    """Which sentence the row's numbers support."""
-    if max_off > ONE_HOT and grad_off < grad_on / 3:
-        return "row_verdict_saturated"
+    """Which sentence the row's numbers support (one-hot both ways first: a trained head's row
+    can be, and then "only 0.000 against 0.000 scaled" would say nothing)."""
     if max_on > ONE_HOT and max_off > ONE_HOT:
         return "row_verdict_both"
+    if max_off > ONE_HOT and grad_off < grad_on / 3:
+        return "row_verdict_saturated"
     if abs(max_off - max_on) > CLOSE:
         return "row_verdict_sharper"
     return "row_verdict_close"

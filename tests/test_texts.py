@@ -53,3 +53,21 @@ def test_the_row_verdict_says_it_compares_scaled_with_unscaled():
 def test_no_mask_reads_the_same_beside_its_radio():
     at = open_app("steps", lang="en")
     assert "mask: None" not in shown(at)
+
+
+def test_repeated_characters_under_a_causal_mask_are_not_called_identical():
+    """Embeddings, no positions, causal mask: the second 我 sees more keys than the first, so
+    their rows differ; the page says identical rows need no mask, and does not invite the
+    reader to see them identical with the mask still on."""
+    query = {"source": "embedding", "position": "false", "text": "我爱我家", "d": "96"}
+    causal = shown(open_app("lab", lang="en", mask="causal", **query))
+    result = run_lab("我爱我家", d=96, source="embedding", position=False, mask="causal")
+    weights = result.steps.weights
+    first, second = 1, 3  # the two 我, after [CLS]
+    gap = np.abs(weights[first] - weights[second]).max()
+    assert gap > 0.01  # what is checked: the rows really differ
+    assert f"their weight rows differ (by up to {gap:.3f})" in causal
+    assert "as long as no mask shows them different keys" in causal
+    assert "turn positions off and the mask to none" in causal
+    unmasked = shown(open_app("lab", lang="en", **query))
+    assert "their weight rows are identical" in unmasked

@@ -202,7 +202,7 @@ def repeat_notes(result: LabResult, params: LabParams, lang: str) -> None:
         where = ", ".join(str(i) for i in places)
         key = "repeats_same" if gap == 0 else "repeats_differ"
         safe_text(t(key, lang, token=token, places=where, gap=f"{gap:.3f}"))
-    if not (params.source == "embedding" and not params.position):
+    if not (params.source == "embedding" and not params.position and params.mask == "none"):
         st.caption(t("repeats_try", lang))
 
 

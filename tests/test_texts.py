@@ -71,3 +71,22 @@ def test_repeated_characters_under_a_causal_mask_are_not_called_identical():
     assert "turn positions off and the mask to none" in causal
     unmasked = shown(open_app("lab", lang="en", **query))
     assert "their weight rows are identical" in unmasked
+
+
+def test_the_scores_stage_names_d_k_and_makes_no_random_prediction_for_a_trained_head():
+    """12 heads of d = 768: each head adds d_k = 64 products, so √d_k = 8 (not √768 ≈ 27.7);
+    a trained head's q and k are not random, so √d_k is given as no prediction there."""
+    heads = shown(open_app("lab", lang="en", stage="scores", d="768", heads="12"))
+    assert "It adds d_k products" in heads and "std ≈ √d_k = 8)" in heads
+    assert "√d = 8" not in heads
+    trained = shown(open_app("lab", lang="en", stage="scores", source="trained"))
+    result = run_lab("我喜欢人工智能", source="trained")
+    assert f"the std of these 81 scores is {result.std_scores:.3g}." in trained
+    assert "is no prediction here" in trained and "theory ≈" not in trained
+
+
+def test_scaling_off_with_a_temperature_says_the_temperature_still_divides():
+    """÷√d off and T = 2: the stage divides by 2, and says so instead of "does nothing"."""
+    text = shown(open_app("lab", lang="en", stage="scaled", scale="false", temperature="2"))
+    assert "divides only by the temperature T = 2" in text and "does nothing" not in text
+    assert "does nothing" in shown(open_app("lab", lang="en", stage="scaled", scale="false"))

@@ -37,6 +37,7 @@ class LabResult:
     n_content: int  # characters of the text that made it in
     n_dropped: int  # characters cut by the cap
     mask: str  # "none", "causal" or "padding"
+    source: str  # where Q, K, V come from: "random", "embedding" or "trained"
     steps: AttentionSteps  # as chosen: scaled when scale is on
     contrast: AttentionSteps  # the same Q, K, V with scaling toggled
     stats: RowStats  # of steps.weights
@@ -110,7 +111,7 @@ def run_lab(
     contrast = attention(
         steps.q, steps.k, steps.v, scale=not scale, mask=allowed, temperature=temperature
     )
-    return _lab_result(lab_tokens, mask, per_head, head, contrast, projection)
+    return _lab_result(lab_tokens, mask, source, per_head, head, contrast, projection)
 
 
 def _check_lab(mask: str, source: str, heads: int, head: int, layer: int) -> None:
@@ -161,6 +162,7 @@ def _lab_qkv(
 def _lab_result(
     lab_tokens: _LabTokens,
     mask: str,
+    source: str,
     per_head: list[AttentionSteps],
     head: int,
     contrast: AttentionSteps,
@@ -176,6 +178,7 @@ def _lab_result(
         n_content=lab_tokens.n_content,
         n_dropped=lab_tokens.n_dropped,
         mask=mask,
+        source=source,
         steps=steps,
         contrast=contrast,
         stats=stats,

@@ -64,7 +64,8 @@ def scores_stage(result: LabResult, row: int, lang: str) -> None:
     stage_heatmap(result, "scores", row, lang)
     st.caption(t("scores_why", lang, sqrt_d=sqrt_d))
     cells = result.steps.scores.size
-    safe_text(t("changed_scores", lang, std=f"{result.std_scores:.3g}", sqrt_d=sqrt_d, cells=cells))
+    key = "changed_scores_trained" if result.source == "trained" else "changed_scores"
+    safe_text(t(key, lang, std=f"{result.std_scores:.3g}", sqrt_d=sqrt_d, cells=cells))
 
 
 def scaled_stage(result: LabResult, row: int, lang: str) -> None:
@@ -80,8 +81,11 @@ def scaled_stage(result: LabResult, row: int, lang: str) -> None:
     stage_heatmap(result, "scaled", row, lang)
     if steps.scale:
         st.caption(t("scaled_why_on", lang, sqrt_d=f"{math.sqrt(steps.d_k):.4g}"))
-    else:
+    elif steps.temperature == 1:
         st.caption(t("scaled_why_off", lang))
+        train_link(lang)
+    else:
+        st.caption(t("scaled_why_off_temperature", lang, temperature=f"{steps.temperature:g}"))
         train_link(lang)
     key = "changed_scaled" if steps.divisor != 1 else "changed_scaled_none"
     safe_text(t(key, lang, after=after, **spread))

@@ -72,11 +72,19 @@ MEASURE = """(key) => {
       /rotate\\((?!0\\))/.test(e.getAttribute('transform') || '')).map(e => e.textContent),
     charts: [...document.querySelectorAll('[data-testid=stPlotlyChart]')].map(c => ({
       key: (c.closest('[class*="st-key-"]')?.className.match(/st-key-([\\w-]+)/) || [])[1],
-      numbers: texts(c, '.heatmap-label text, .bartext text, .textpoint text'),
+      numbers: texts(c, '.heatmap-label text, text.bartext, .textpoint text'),
       axes: Object.fromEntries([...new Set([...c.querySelectorAll('g[class$="tick"]')]
         .map(g => g.getAttribute('class')))].map(name => [name, texts(c, `g.${name} text`)
           .concat(texts(c, `.g-${name.replace('tick', 'title')} text`))])),
       notes: texts(c, '.annotation-text'),
+      lines: [...c.querySelectorAll('.scatterlayer path.js-line')].map(line => {
+        const length = line.getTotalLength(), toScreen = line.getScreenCTM(), points = [];
+        for (let at = 0; at <= length; at += 2) {
+          const p = new DOMPoint(line.getPointAtLength(at).x, line.getPointAtLength(at).y)
+            .matrixTransform(toScreen);
+          points.push([p.x, p.y]);
+        }
+        return points; }),
       toolbar: [...c.querySelectorAll('.modebar-container')]
         .filter(e => getComputedStyle(e).display !== 'none').length})),
     head: [...document.querySelectorAll('[data-testid=stTopNavLinkContainer], ' +
@@ -89,16 +97,29 @@ MEASURE = """(key) => {
 }"""
 
 
+def crosses(line, box):
+    """Whether a drawn line (points every 2 px) runs through a text's box (1 px inside it)."""
+    return any(
+        box["x0"] + 1 < x < box["x1"] - 1 and box["y0"] + 1 < y < box["y1"] - 1 for x, y in line
+    )
+
+
 def crowded(found):
-    """Every overlap a reader would see: cell numbers under 12 px or on one another, tick
-    labels, axis titles or annotations (panel titles) on one another, the page links under the
-    switches, and a phone's chart toolbar (Plotly's modebar covers axis titles and legends)."""
+    """Every overlap a reader would see: cell numbers under 12 px, on one another or with a
+    chart's line through them; tick labels, axis titles or annotations (panel titles) on one
+    another; the page links under the switches; and a phone's chart toolbar (Plotly's modebar
+    covers axis titles and legends)."""
     problems = []
     for chart in found["charts"]:
         i = chart["key"]
         numbers = chart["numbers"]
         problems += [(i, "small", box["text"]) for box in numbers if box["size"] < 12]
         problems += [(i, "numbers", pair) for pair in overlapping(numbers)]
+        problems += [
+            (i, "line through", box["text"])
+            for box in numbers
+            if any(crosses(line, box) for line in chart["lines"])
+        ]
         for axis, labels in chart["axes"].items():
             problems += [(i, axis, pair) for pair in overlapping(labels)]
         problems += [(i, "notes", pair) for pair in overlapping(chart["notes"])]
@@ -139,6 +160,27 @@ def test_the_main_figure_is_on_the_first_screen(browser, screen, page, lang):
         assert crowded(found) == []
         if screen.startswith("phone"):
             assert [chart["toolbar"] for chart in found["charts"]] == [0] * len(found["charts"])
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("screen", ["phone", "laptop", "projector"])
+def test_the_online_softmax_line_runs_through_no_number_at_any_block(browser, screen):
+    """/kernel's running max m is a line over the bars of ℓ: for every block size a link can ask
+    for, the line crosses none of the bars' numbers, nor its own labels."""
+    base, chromium = browser
+    options, extra = SCREENS[screen]
+    context = count_runs(chromium.new_context(**options))
+    tab = context.new_page()
+    try:
+        for block in range(1, 10):
+            tab.goto(f"{base}/kernel?lang=en&block={block}{extra}")
+            wait_idle(tab, settle_ms=300)
+            tab.wait_for_selector(".st-key-online_softmax_steps .main-svg", timeout=30_000)
+            found = tab.evaluate(MEASURE, "online_softmax_steps")
+            chart = next(c for c in found["charts"] if c["key"] == "online_softmax_steps")
+            assert chart["lines"] and len(chart["numbers"]) >= 2, block  # what is checked
+            assert crowded({**found, "charts": [chart]}) == [], block
     finally:
         context.close()
 

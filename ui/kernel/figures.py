@@ -57,7 +57,7 @@ def online_softmax_steps(
     rescale: list[float | None] = [None, *(float(b.rescale) for b in blocks[1:])]
     font = {"size": 16 if large else 12}
     left = [
-        _bar(steps, ell, L_COLOUR, t("kn_trace_l", lang), _numbers(ell), font),
+        {**_bar(steps, ell, L_COLOUR, t("kn_trace_l", lang), _numbers(ell), font), **INSIDE_TOP},
         _line(steps, m, M_COLOUR, t("kn_trace_m", lang), _numbers(m), font, rises),
         {
             **_line(steps, rescale, RESCALE_COLOUR, t("kn_trace_rescale", lang), [], font, []),
@@ -71,6 +71,16 @@ def online_softmax_steps(
         left + _final_weights(run, reference, font),
         _online_layout(run, tokens, lang, large, phone),
     )
+
+
+# ℓ's numbers inside the top of its bars, dark on amber: above them, m's line ran through them.
+INSIDE_TOP = {
+    "textposition": "inside",
+    "insidetextanchor": "end",
+    "textangle": 0,
+    "constraintext": "none",
+    "insidetextfont": {"color": "#111827"},
+}
 
 
 def _bar(x: list[int], y: list[float], colour: str, name: str, text: list[str], font: Any) -> Trace:
@@ -96,8 +106,12 @@ def _line(
     font: Any,
     labelled: list[bool],
 ) -> Trace:
-    """A line with markers; labelled points carry their value above them."""
+    """A line with markers; labelled points carry their value above them, or below them where
+    the line climbs on to the next point (above, it would run through the label)."""
     shown = [label if keep else "" for label, keep in zip(text, labelled, strict=False)]
+    climbs = [
+        a is not None and b is not None and b > a for a, b in zip(y, [*y[1:], None], strict=True)
+    ]
     return {
         "type": "scatter",
         "x": x,
@@ -107,7 +121,7 @@ def _line(
         "marker": {"size": 9},
         "name": name,
         "text": shown,
-        "textposition": "top center",
+        "textposition": ["bottom center" if up else "top center" for up in climbs],
         "textfont": {**font, "color": colour},
         "cliponaxis": False,
     }
@@ -274,21 +288,24 @@ def kv_cache(
     fig = heatmap(decode, lang=lang, large=large, phone=phone, share=SHARE, beside=CACHE_ROOM)
     top_tokens = max(model.tokens for model in models)
     for model in models:
+        # Each model's full cache in its name, not beside its line: BERT's short line ends
+        # under Llama-3's, and its label sat on that line.
+        words = {"name": model.name, "size": human_bytes(model.total_bytes)}
         fig["data"].append(
             {
                 "type": "scatter",
                 "x": [0, model.tokens],
                 "y": [0.0, model.total_bytes / 2**30],
-                "mode": "lines+markers+text",
-                "name": model.name,
-                "text": ["", human_bytes(model.total_bytes)],
-                "textposition": "top left" if 2 * model.tokens > top_tokens else "top right",
-                "textfont": {"size": 15 if large else 12},
+                "mode": "lines+markers",
+                "name": t("kn_cache_model", lang, tokens=f"{model.tokens:,}", **words),
                 "xaxis": "x2",
                 "yaxis": "y2",
             }
         )
     fig["layout"] |= _cache_axes(fig, models, large, lang)
+    if phone:  # a phone's panel is some 40 px wide: its far end only, upright
+        end = {"tickvals": [top_tokens], "ticktext": [f"{top_tokens:,}"], "tickangle": 0}
+        fig["layout"]["xaxis2"] |= end
     return fig
 
 
@@ -304,7 +321,7 @@ def _cache_axes(
     layout["height"] += below
     top = max(model.total_bytes for model in models) / 2**30
     legend = {
-        "orientation": "h",
+        "orientation": "v",
         "x": 0,
         "y": -(layout["margin"]["b"] - LEGEND_LINES * 20) / plot_h,
     }
@@ -312,16 +329,18 @@ def _cache_axes(
     return {
         "legend": legend,
         "xaxis2": {
-            "domain": beside_domain(fig, CACHE_ROOM, gap=60),  # the GiB labels and title
+            "domain": beside_domain(fig, CACHE_ROOM, gap=72),  # the GiB labels and title
             "anchor": "y2",
             "title": {"text": t("kn_axis_tokens", lang)},
             "rangemode": "tozero",
+            "tickformat": "~s",  # 1k, 2k: upright where 1000, 2000 turned in the narrow panel
+            "tickfont": {"size": 14 if large else 12},
         },
-        "yaxis2": {"anchor": "x2", "title": {"text": "GiB"}, "range": [0, top * 1.8]},
+        "yaxis2": {"anchor": "x2", "title": {"text": "GiB"}, "range": [0, top * 1.15]},
     }
 
 
-LEGEND_LINES = 2  # the models' names, under the figure
+LEGEND_LINES = 3  # the models' names and full caches, under the figure, one a line
 
 
 def _final_weights(run: OnlineSoftmax, reference: np.ndarray, font: Any) -> list[Trace]:

@@ -61,8 +61,9 @@ FREE_TEXT = ("text", "numbers")
 MORE = ".rc-overflow-item-rest [data-testid=stTopNavSection] p"
 MORE_CSS = (
     f"<style>{MORE}{{visibility:hidden;position:relative}}"
-    f' {MORE}::after{{content:"{{more}}";visibility:visible;position:absolute;left:0;top:0;'
-    "white-space:nowrap}</style>"
+    f' {MORE}::after{{content:"{{more}}";visibility:visible;position:absolute;left:0;top:50%;'
+    # centred on the hidden text's box, as the other links' text is (top:0 drew it 4 px low)
+    "transform:translateY(-50%);line-height:1.2;white-space:nowrap}</style>"
 )
 
 
@@ -306,7 +307,9 @@ def app_switches() -> None:
     """The language and presenter mode, above every page (no sidebar to open). Built by the
     entry before the page runs: a widget of one page would be another page's new widget."""
     language = lang()
-    row = st.container(horizontal=True, horizontal_alignment="right", key="app_switches")
+    # Centred: aligned at the top, the toggle sat 8 px above the radios.
+    where = {"horizontal_alignment": "right", "vertical_alignment": "center"}
+    row = st.container(horizontal=True, key="app_switches", **where)
     row.radio(
         t("lang_label", language),
         LANGUAGES,

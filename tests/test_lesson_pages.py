@@ -259,7 +259,7 @@ def test_a_saturated_wrong_answer_has_two_large_gradient_entries():
     e = np.exp(np.array([20.0, -10.0, 5.0]) - 20)
     gradient = e / e.sum() - np.array([0, 0, 1])
     assert_allclose(bar_y(at, "gradient_bars"), gradient)
-    assert any("2 of the 3 entries are ≥ 0.01" in text for text in page_texts(at))
+    assert any("entries ≥ 0.01: 2 of 3" in text for text in page_texts(at))
 
 
 @pytest.mark.parametrize(

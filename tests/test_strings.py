@@ -48,3 +48,8 @@ def test_chinese_strings_are_chinese():
 def test_unknown_language_falls_back_to_chinese():
     """t() never raises for a language it does not know."""
     assert t("app_title", "fr") == STRINGS["app_title"]["zh"]
+
+
+def test_no_english_string_hedges_a_plural():
+    """ "m rose 1 time(s)": each English string is phrased to read right for any count."""
+    assert {key: text["en"] for key, text in STRINGS.items() if "(s)" in text["en"]} == {}

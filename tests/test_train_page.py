@@ -383,3 +383,23 @@ def test_work_spread_over_script_runs_ends_in_the_result(monkeypatch):
     assert len(runs) == 2 + 12  # a cell per run (the last one then shows the sweep)
     assert "sweep_steps" in chart_keys(at)
     assert all(call.kept(**kwargs) for call, kwargs in compute.sweep_calls("max", "sgd", 9))
+
+
+def test_on_a_phone_the_step_slider_goes_under_the_play_buttons():
+    """The play and pause buttons take half a phone's width: the slider (and the step it shows
+    above its track) goes on a row of its own under them, with the figure grown by that row;
+    on a laptop it stays beside them."""
+    from ui.train.figures import BUTTONS, learned_weights
+
+    pair = compute.train_pair("max", 16, 50, "sgd", 2)
+    ideal = compute.ideal_keys("max", pair.scaled.probe)
+    laptop = learned_weights(pair, ideal, lang="en")
+    phone = learned_weights(pair, ideal, lang="en", phone=True)
+    buttons, slider = phone["layout"]["updatemenus"][0], phone["layout"]["sliders"][0]
+    plot_h = phone["layout"]["height"] - phone["layout"]["margin"]["t"]
+    plot_h -= phone["layout"]["margin"]["b"]
+    assert (slider["x"], slider["len"]) == (0.0, 1.0)
+    assert (buttons["y"] - slider["y"]) * plot_h == pytest.approx(BUTTONS)
+    side = laptop["layout"]["sliders"][0]
+    assert side["x"] > 0 and side["y"] == laptop["layout"]["updatemenus"][0]["y"]
+    assert -slider["y"] * plot_h + 60 <= phone["layout"]["margin"]["b"]  # its 60 px fit

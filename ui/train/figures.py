@@ -157,14 +157,18 @@ def learned_weights(
     ]
     plot_h = layout["height"] - layout["margin"]["t"] - layout["margin"]["b"]
     below = -(layout["margin"]["b"] + 8) / plot_h  # the controls, under the panels' titles
-    layout["margin"]["b"] += CONTROLS
-    layout["height"] += CONTROLS
+    # On a phone the buttons take half the width: the slider goes under them, not beside.
+    slider_y, slider_x = (below - BUTTONS / plot_h, 0.0) if phone else (below, 0.3)
+    layout["margin"]["b"] += CONTROLS + (BUTTONS if phone else 0)
+    layout["height"] += CONTROLS + (BUTTONS if phone else 0)
     layout["updatemenus"] = [_play_buttons(lang, below)]
-    layout["sliders"] = [_step_slider(steps, len(steps) - 1, lang, large, below)]
+    slider = _step_slider(steps, len(steps) - 1, lang, large, slider_y)
+    layout["sliders"] = [slider | {"x": slider_x, "len": 1 - slider_x}]
     return fig
 
 
 CONTROLS = 90  # px under the maps for the play buttons and the step slider
+BUTTONS = 44  # px of the play and pause buttons' row
 
 
 def _play_buttons(lang: str, y: float) -> dict[str, Any]:

@@ -115,3 +115,15 @@ def test_a_bad_presenter_value_is_noted():
     at = open_app(present="perhaps", lang="en")
     assert at.toggle(key="present").value is False
     assert any("`present`" in info.value for info in at.info)
+
+
+def test_the_switches_are_handed_their_values_on_every_run():
+    """The language radio and the presenter toggle carry their values to the browser on every
+    run, not only when they change: a browser that dropped one run's elements (the next run had
+    started) drew them at their defaults, 中文 and off, on an English projector page."""
+    at = open_app("softmax", lang="en", present="true")
+    at.run()  # a second run that changes nothing
+    radio = at.radio(key="lang")
+    toggle = at.toggle(key="present")
+    assert radio.proto.set_value and radio.proto.raw_value == "EN"  # the label it shows
+    assert toggle.proto.set_value and toggle.proto.value is True

@@ -185,6 +185,33 @@ def test_the_online_softmax_line_runs_through_no_number_at_any_block(browser, sc
         context.close()
 
 
+SWITCHES = """() => [
+  [...document.querySelectorAll('.st-key-app_switches input[type=radio]')]
+    .findIndex(e => e.checked),
+  !!document.querySelector('.st-key-app_switches input[type=checkbox]')?.checked]"""
+CLASS_PAGES = ["train", "softmax", "kernel", "scaling", "", "model"]
+
+
+def test_a_class_opening_a_projector_link_at_once_sees_its_switches_as_the_link_says(browser):
+    """Six windows open English presenter links at once: when the browser drops a run's
+    elements because the next run has started, the switches must not come back at their
+    defaults (中文, presenter off) on an English projector page. Before the switches were
+    handed their values every run, 13 of 18 such windows showed 中文."""
+    base, chromium = browser
+    contexts = [chromium.new_context(viewport={"width": 1280, "height": 720}) for _ in CLASS_PAGES]
+    try:
+        tabs = [context.new_page() for context in contexts]
+        for tab, path in zip(tabs, CLASS_PAGES, strict=True):
+            tab.goto(f"{base}/{path}?lang=en&present=true", wait_until="commit")
+        tabs[0].wait_for_timeout(12_000)  # every page's last run drawn (/train trains in runs)
+        for tab in tabs:
+            tab.wait_for_selector("[data-testid=stPlotlyChart] .main-svg", timeout=60_000)
+        assert [tab.evaluate(SWITCHES) for tab in tabs] == [[1, True]] * len(tabs)
+    finally:
+        for context in contexts:
+            context.close()
+
+
 @contextmanager
 def laptop_lab(browser, lang):
     """The lab in a fresh 1280 × 720 window, its heatmap drawn."""

@@ -307,6 +307,11 @@ def app_switches() -> None:
     """The language and presenter mode, above every page (no sidebar to open). Built by the
     entry before the page runs: a widget of one page would be another page's new widget."""
     language = lang()
+    # Handed to the browser again every run: when a run's elements were dropped (the next run
+    # started before they were drawn, as a class opening a link at once makes happen), the
+    # browser drew the switches at their defaults, 中文 and off, on an English projector page.
+    for key in ("lang", "present"):
+        st.session_state[key] = st.session_state[key]
     # Centred: aligned at the top, the toggle sat 8 px above the radios.
     where = {"horizontal_alignment": "right", "vertical_alignment": "center"}
     row = st.container(horizontal=True, key="app_switches", **where)

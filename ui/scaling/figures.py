@@ -101,7 +101,8 @@ def dot_histogram(
     return lesson_layout(fig, height, bargap=0.02, margin_b=BELOW if phone else 10)
 
 
-BESIDE_LINE = {"showarrow": False, "xanchor": "left", "row": 1, "col": 1}
+# 6 px off the dotted line, on its outer side: the text's edge sat on the line itself.
+BESIDE_LINE = {"showarrow": False, "xanchor": "left", "xshift": 6, "row": 1, "col": 1}
 BELOW = 50  # px under a phone's panels: the x tick labels, then the article's figure
 
 
@@ -109,6 +110,7 @@ def _article_marker(fig: go.Figure, x: float, std: str, lang: str, below: bool) 
     """The article's printed std for this d (normal entries): beside the −std line, or
     ``below`` the panels, at the left."""
     where: dict[str, object] = {"x": x, "y": 0.9, "yref": "y domain", "xanchor": "right"}
+    where["xshift"] = -6  # off the line, as BESIDE_LINE
     if below:
         where = {"x": 0, "y": 0, "xref": "paper", "yref": "paper", "xanchor": "left"}
         where |= {"yanchor": "top", "yshift": -24}

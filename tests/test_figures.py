@@ -467,3 +467,19 @@ def test_the_phone_hint_is_the_browsers_word_and_reaches_every_builder_that_take
             assert state.phone() is expected
     assert display.screen_options(heatmap) == ("large", "phone")
     assert display.screen_options(figures.lesson_layout) == ()
+
+
+@pytest.mark.parametrize(
+    "values", [[-1000.0, -1001.0], [2.0, 1.0, 0.1], [20.0, -10.0, 5.0]], ids=["neg", "pos", "mixed"]
+)
+def test_softmax_input_bars_leave_room_for_their_numbers_and_the_title(values):
+    """The input panel's range reaches past every bar by some of the span, on each side that
+    has bars (numbers sit outside them), and above 0 when all are negative (the title)."""
+    from ui.softmax.figures import softmax_bars
+
+    x = np.array(values)
+    p = np.exp(x - x.max()) / np.exp(x - x.max()).sum()
+    low, high = softmax_bars(x, p, [str(i) for i in range(len(x))], lang="en").layout.yaxis.range
+    span = max(x.max(), 0) - min(x.min(), 0)
+    assert high >= max(x.max(), 0) + 0.1 * span
+    assert low <= min(x.min(), 0) - (0.1 * span if x.min() < 0 else 0) and low <= 0

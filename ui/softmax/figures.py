@@ -45,6 +45,11 @@ def softmax_bars(
     ticks = {"tickvals": list(range(len(labels))), "ticktext": labels}
     fig.update_xaxes(**ticks)
     fig.update_yaxes(range=[0, 1.15], row=1, col=2)
+    # Room for the numbers outside the bars on each side that has bars, and above 0 when every
+    # input is negative: there the bars' tops met the panel's title.
+    low, high = min(0.0, float(scaled.min())), max(0.0, float(scaled.max()))
+    pad = 0.15 * ((high - low) or 1.0)
+    fig.update_yaxes(range=[low - pad if low < 0 else 0.0, high + pad], row=1, col=1)
     return lesson_layout(fig, height)
 
 

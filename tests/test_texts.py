@@ -90,3 +90,18 @@ def test_scaling_off_with_a_temperature_says_the_temperature_still_divides():
     text = shown(open_app("lab", lang="en", stage="scaled", scale="false", temperature="2"))
     assert "divides only by the temperature T = 2" in text and "does nothing" not in text
     assert "does nothing" in shown(open_app("lab", lang="en", stage="scaled", scale="false"))
+
+
+def test_the_kernel_and_steps_name_a_trained_head_s_own_d_and_heads():
+    """With the lab on a trained head, d and the heads are the model's (d_model, its heads),
+    not the lab's boxes (64, one head), on /kernel's settings line and /steps'."""
+    from viz_core.model import model_config
+
+    config = model_config()
+    query = {"source": "trained", "head": "2", "section": "flash"}
+    kernel = shown(open_app("kernel", lang="en", **query))
+    d_k = config.d_model // config.heads
+    assert f"d = {config.d_model}, head 2 of {config.heads} (d_k = {d_k})" in kernel
+    steps = shown(open_app("steps", lang="en", source="trained", head="2"))
+    assert f"d = {config.d_model}," in steps
+    assert f"{config.heads} heads of d_k = {d_k}, head 2 shown" in steps

@@ -64,7 +64,9 @@ def lab_caption(result: LabResult, lab: LabParams, lang: str) -> None:
     st.markdown(f"**{t('kn_lab_tokens', lang)}**")
     token_chips(result.tokens)
     scaling = t("kn_scaled_on" if lab.scale else "kn_scaled_off", lang)
-    fields = {"d": lab.d, "head": lab.head, "heads": lab.heads, "d_k": result.steps.d_k}
+    # From the result, not the lab's boxes: a trained head's d and heads are the model's.
+    d, heads = result.output.shape[1], len(result.per_head)
+    fields = {"d": d, "head": result.head, "heads": heads, "d_k": result.steps.d_k}
     fields |= {"scale": scaling, "mask": t(f"mask_{lab.mask}", lang), "seed": lab.seed}
     st.caption(t("kn_lab_settings", lang, **fields))
 

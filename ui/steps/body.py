@@ -48,9 +48,11 @@ def settings_line(result: LabResult, params: LabParams, lang: str) -> None:
     scaling = t("st_scaled_on" if params.scale else "st_scaled_off", lang)
     token_chips(result.tokens)
     mask = t(f"mask_{params.mask}", lang)
-    line = t("st_settings", lang, d=params.d, scale=scaling, mask=mask, seed=params.seed)
-    if params.heads > 1:
-        line += t("st_heads", lang, heads=params.heads, d_k=result.steps.d_k, head=params.head)
+    # From the result, not the lab's boxes: a trained head's d and heads are the model's.
+    d, heads = result.output.shape[1], len(result.per_head)
+    line = t("st_settings", lang, d=d, scale=scaling, mask=mask, seed=params.seed)
+    if heads > 1:
+        line += t("st_heads", lang, heads=heads, d_k=result.steps.d_k, head=result.head)
     st.caption(line)
 
 

@@ -62,6 +62,16 @@ class LabResult:
         """The run without division by √d."""
         return self.contrast if self.steps.scale else self.steps
 
+    @property
+    def d(self) -> int:
+        """The layer's width: the d asked for, or a trained model's own d_model."""
+        return int(self.output.shape[1])
+
+    @property
+    def heads(self) -> int:
+        """How many heads the layer has: those asked for, or a trained model's own."""
+        return len(self.per_head)
+
 
 def cap_tokens(tokens: list[str], max_tokens: int) -> tuple[list[str], int]:
     """Keep at most ``max_tokens`` tokens, [CLS] and [SEP] included; return how many were cut."""

@@ -65,8 +65,7 @@ def lab_caption(result: LabResult, lab: LabParams, lang: str) -> None:
     token_chips(result.tokens)
     scaling = t("kn_scaled_on" if lab.scale else "kn_scaled_off", lang)
     # From the result, not the lab's boxes: a trained head's d and heads are the model's.
-    d, heads = result.output.shape[1], len(result.per_head)
-    fields = {"d": d, "head": result.head, "heads": heads, "d_k": result.steps.d_k}
+    fields = {"d": result.d, "head": result.head, "heads": result.heads, "d_k": result.steps.d_k}
     fields |= {"scale": scaling, "mask": t(f"mask_{lab.mask}", lang), "seed": lab.seed}
     st.caption(t("kn_lab_settings", lang, **fields))
 

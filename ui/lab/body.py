@@ -57,7 +57,7 @@ def lab_view(lang: str) -> None:
     every_row(result, lang)
     if result.projection is not None:
         projection_views(result, lang)
-    if len(result.per_head) > 1:
+    if result.heads > 1:
         heads_views(result, lang)
     repeat_notes(result, params, lang)
     downloads(result, params, lang)
@@ -128,10 +128,10 @@ def tokens_section(result: LabResult, params: LabParams, lang: str) -> None:
     """The tokens as chips, where Q, K, V come from, and which head the large views show."""
     st.subheader(t("tokens_title", lang, n=len(result.tokens)))
     token_chips(result.tokens)
-    st.caption(t("tokens_why", lang, d=result.steps.d_k * len(result.per_head)))
+    st.caption(t("tokens_why", lang, d=result.d))
     source_note(result, params, lang)
-    if len(result.per_head) > 1 and params.source != "trained":  # the trained note names it
-        heads = len(result.per_head)
+    if result.heads > 1 and params.source != "trained":  # the trained note names it
+        heads = result.heads
         st.info(
             t("head_shown", lang, head=params.head, heads=heads, d_k=result.steps.d_k),
             icon=":material/extension:",
@@ -219,7 +219,7 @@ def every_matrix(result: LabResult) -> dict[str, np.ndarray]:
     names = ("weights", "scores", "scaled", "masked", "output", "q", "k", "v")
     matrices = {name: getattr(steps, name) for name in names}
     matrices["output_all"] = result.output
-    if len(result.per_head) > 1:
+    if result.heads > 1:
         matrices["weights_mean"] = result.mean_weights
         for h, head in enumerate(result.per_head):
             matrices[f"head_{h}_weights"] = head.weights

@@ -74,7 +74,7 @@ def scaled_stage(result: LabResult, row: int, lang: str) -> None:
     spread = {"divisor": f"{steps.divisor:.4g}", "before": f"{result.std_scores:.3g}"}
     after = f"{result.std_scores / steps.divisor:.3g}"
     if steps.scale:
-        formula = scale_latex(steps.d_k, steps.temperature, len(result.per_head))
+        formula = scale_latex(steps.d_k, steps.temperature, result.heads)
     else:
         formula = rf"S' = S{'' if steps.temperature == 1 else f' / {steps.temperature:g}'}"
     heading(t("scaled_title", lang), formula)
@@ -184,7 +184,7 @@ def row_expected(result: LabResult, lang: str) -> tuple[str, str, str]:
     divides by its own). The label names T when it is not 1: on a projector its control is out
     of sight."""
     steps = result.steps
-    root = "√d_k" if len(result.per_head) > 1 else "√d"
+    root = "√d_k" if result.heads > 1 else "√d"
     sqrt_d = math.sqrt(steps.d_k)
     temperature = steps.temperature
     if temperature == 1:

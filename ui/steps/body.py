@@ -49,10 +49,9 @@ def settings_line(result: LabResult, params: LabParams, lang: str) -> None:
     token_chips(result.tokens)
     mask = t(f"mask_{params.mask}", lang)
     # From the result, not the lab's boxes: a trained head's d and heads are the model's.
-    d, heads = result.output.shape[1], len(result.per_head)
-    line = t("st_settings", lang, d=d, scale=scaling, mask=mask, seed=params.seed)
-    if heads > 1:
-        line += t("st_heads", lang, heads=heads, d_k=result.steps.d_k, head=result.head)
+    line = t("st_settings", lang, d=result.d, scale=scaling, mask=mask, seed=params.seed)
+    if result.heads > 1:
+        line += t("st_heads", lang, heads=result.heads, d_k=result.steps.d_k, head=result.head)
     st.caption(line)
 
 
@@ -131,7 +130,7 @@ def step_scaled(result: LabResult, lang: str) -> None:
     """Step 3: ÷√d_k, with the divisor the computation used."""
     steps = result.steps
     sqrt_d = f"{math.sqrt(steps.d_k):.4g}"
-    heads = len(result.per_head)
+    heads = result.heads
     st.latex(scale_latex(steps.d_k, steps.temperature, heads) if steps.scale else r"S' = S")
     show("step_scaled", result, steps.scaled, lang)
     safe_text(t("st_why_3", lang, sqrt_d=sqrt_d) if steps.scale else t("st_why_3_off", lang))

@@ -157,13 +157,13 @@ def learned_weights(
     ]
     plot_h = layout["height"] - layout["margin"]["t"] - layout["margin"]["b"]
     below = -(layout["margin"]["b"] + 8) / plot_h  # the controls, under the panels' titles
-    # On a phone the buttons take half the width: the slider goes under them, not beside.
+    # Beside the play and pause buttons, which sit at the left; on a phone they take half the
+    # width, and the slider goes under them.
     slider_y, slider_x = (below - BUTTONS / plot_h, 0.0) if phone else (below, 0.3)
     layout["margin"]["b"] += CONTROLS + (BUTTONS if phone else 0)
     layout["height"] += CONTROLS + (BUTTONS if phone else 0)
     layout["updatemenus"] = [_play_buttons(lang, below)]
-    slider = _step_slider(steps, len(steps) - 1, lang, large, slider_y)
-    layout["sliders"] = [slider | {"x": slider_x, "len": 1 - slider_x}]
+    layout["sliders"] = [_step_slider(steps, len(steps) - 1, lang, large, (slider_x, slider_y))]
     return fig
 
 
@@ -189,14 +189,18 @@ def _play_buttons(lang: str, y: float) -> dict[str, Any]:
     }
 
 
-def _step_slider(steps: list[int], active: int, lang: str, large: bool, y: float) -> dict[str, Any]:
-    """One stop per checkpoint, labelled by its step, at paper ``y``; starts at the trained head."""
+def _step_slider(
+    steps: list[int], active: int, lang: str, large: bool, at: tuple[float, float]
+) -> dict[str, Any]:
+    """One stop per checkpoint, labelled by its step, from paper ``at`` = (x, y) to the right
+    edge; starts at the trained head."""
     jump = {"frame": {"duration": 0, "redraw": True}, "mode": "immediate"}
+    x, y = at
     return {
         "active": active,
-        "x": 0.3,  # right of the play and pause buttons, which sit at the left
+        "x": x,
         "y": y,
-        "len": 0.7,
+        "len": 1 - x,
         "yanchor": "top",
         "currentvalue": {
             "prefix": t("tr_slider_prefix", lang),

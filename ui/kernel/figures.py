@@ -2,15 +2,15 @@
 the decode weights are drawn by ``ui.kit.heatmap``, the page's own axes beside them.
 """
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from ui.kernel.compute import human_bytes
 from ui.kernel.settings import TILE
-from ui.kit.figures import escape, figure, format_value
+from ui.kit.figures import escape, figure, format_value, parts, side_ticks
 from ui.kit.heatmap import (
-    PHONE_WIDTH,
     Matrix,
     beside_domain,
     cell_rects,
@@ -19,6 +19,7 @@ from ui.kit.heatmap import (
     heatmap,
 )
 from ui.kit.text import t
+from ui.kit.typography import LAPTOP, Screen
 from viz_core import CacheShape, FlashRun, OnlineSoftmax
 
 M_COLOUR = "#2563eb"  # running max: blue
@@ -30,10 +31,10 @@ ALIGNED_UP_TO = 10  # tokens: more, and a row is too low for its line of m and �
 SHARE = 0.62  # the figure's column beside the controls, of the main area
 Trace = dict[str, Any]
 
-ROOM = 360  # px of the blocks' panel on a laptop: the labels' room is shared out of it
+ROOM = 360  # px of the blocks' panel beside the weights': the labels' room is shared out of it
 
 
-def _numbers(values: list[float | None], digits: int = 3) -> list[str]:
+def _numbers(values: Sequence[float | None], digits: int = 3) -> list[str]:
     return ["" if v is None else format_value(v, digits) for v in values]
 
 
@@ -43,8 +44,7 @@ def online_softmax_steps(
     tokens: tuple[str, ...],
     *,
     lang: str,
-    large: bool = False,
-    phone: bool = False,
+    screen: Screen = LAPTOP,
 ) -> dict[str, Any]:
     """Left (on a phone, above): the running max m, sum ℓ and rescale factor after each block
     (m labelled where it rises). Right (below): the final weights (bars) with the ordinary
@@ -55,7 +55,7 @@ def online_softmax_steps(
     m = [float(b.m) for b in blocks]
     rises = [i == 0 or m[i] > m[i - 1] for i in steps]
     rescale: list[float | None] = [None, *(float(b.rescale) for b in blocks[1:])]
-    font = {"size": 16 if large else 12}
+    font = {"size": screen.number_font}
     left = [
         {**_bar(steps, ell, L_COLOUR, t("kn_trace_l", lang), _numbers(ell), font), **INSIDE_TOP},
         _line(steps, m, M_COLOUR, t("kn_trace_m", lang), _numbers(m), font, rises),
@@ -69,7 +69,7 @@ def online_softmax_steps(
     ]
     return figure(
         left + _final_weights(run, reference, font),
-        _online_layout(run, tokens, lang, large, phone),
+        _online_layout(run, tokens, lang, screen),
     )
 
 
@@ -99,7 +99,7 @@ def _bar(x: list[int], y: list[float], colour: str, name: str, text: list[str], 
 
 def _line(
     x: list[int],
-    y: list[float | None],
+    y: Sequence[float | None],
     colour: str,
     name: str,
     text: list[str],
@@ -128,39 +128,37 @@ def _line(
 
 
 def _online_layout(
-    run: OnlineSoftmax, tokens: tuple[str, ...], lang: str, large: bool, phone: bool
+    run: OnlineSoftmax, tokens: tuple[str, ...], lang: str, screen: Screen
 ) -> dict[str, Any]:
     """Blocks on the left axis, tokens on the right (on a phone, one panel above the other);
     room above for the labels. Long labels are shortened where they would touch."""
-    ticks = {"size": 17 if large else 14}
-    fonts = (14, 13) if large else (12, 12)
+    blocks, weights = parts(
+        screen, across=[(0, 0.52), (0.6, 1)], down=[(0.58, 1), (0, 0.4)], px=[ROOM, ROOM * 3 // 4]
+    )
+    fonts = (screen.small_font, screen.bar_font)  # the blocks' labels, the tokens'
     labels = [" ".join(tokens[b.columns]) for b in run.trace]
     top = max(3.0, float(run.l), float(run.m))
-    across = (PHONE_WIDTH, PHONE_WIDTH) if phone else (ROOM, ROOM * 3 // 4)  # the panels' px
+    legend = {"orientation": "h", "x": 0, "y": 1.02, "yanchor": "bottom"}
     return {
-        "height": 620 if phone else 340 if large else 360,
+        "height": screen.panels_height,
         "margin": {"l": 10, "r": 10, "t": 10, "b": 10},
         "barmode": "overlay",
-        "legend": {"orientation": "h", "x": 0, "y": 1.02, "yanchor": "bottom", "font": ticks},
+        "legend": legend | {"font": {"size": screen.text_font}},
         "xaxis": {
-            "domain": [0, 1] if phone else [0, 0.52],
-            **column_ticks(labels, fonts[0], across[0] // len(labels) - 4).axis,
+            "domain": blocks.x,
+            **column_ticks(labels, fonts[0], blocks.px // len(labels) - 4).axis,
             "tickfont": {"size": fonts[0]},
             "title": {"text": t("kn_axis_block", lang)},
         },
-        "yaxis": {
-            "range": [0, top * 1.25],
-            "zeroline": True,
-            "domain": [0.58, 1] if phone else [0, 1],
-        },
+        "yaxis": {"range": [0, top * 1.25], "zeroline": True, "domain": blocks.y},
         "xaxis2": {
-            "domain": [0, 1] if phone else [0.6, 1],
+            "domain": weights.x,
             "anchor": "y2",
-            **column_ticks(tokens, fonts[1], across[1] // len(tokens) - 4).axis,
+            **column_ticks(tokens, fonts[1], weights.px // len(tokens) - 4).axis,
             "tickfont": {"size": fonts[1]},
             "title": {"text": t("kn_panel_weights", lang)},
         },
-        "yaxis2": {"anchor": "x2", "range": [0, 0.5], "domain": [0, 0.4] if phone else [0, 1]},
+        "yaxis2": {"anchor": "x2", "range": [0, 0.5], "domain": weights.y},
     }
 
 
@@ -176,8 +174,7 @@ def flash_tiles(
     tokens: tuple[str, ...],
     *,
     lang: str,
-    large: bool = False,
-    phone: bool = False,
+    screen: Screen = LAPTOP,
 ) -> dict[str, Any]:
     """The n × m grid of scores: tiles already done (pale, dropped), the current tile with its
     scores (framed), masked cells grey. Right: the running m and ℓ of the current query rows."""
@@ -189,8 +186,8 @@ def flash_tiles(
     current = np.zeros(masked.shape, dtype=bool)
     current[tile.rows, tile.cols] = True
     grid = _tile_grid(masked, current, done, tokens, lang)
-    fig = heatmap(grid, lang=lang, large=large, phone=phone, share=SHARE, beside=FLASH_ROOM)
-    fig["data"] += _running_bars(run, index, tokens, lang, large)
+    fig = heatmap(grid, lang=lang, screen=screen, share=SHARE, beside=FLASH_ROOM)
+    fig["data"] += _running_bars(run, index, tokens, lang, screen)
     fig["layout"] |= _running_axes(fig, len(tokens))
     fig["layout"]["shapes"] = [
         *cell_rects(done & allowed, DONE_COLOUR, 1.0, layer="below"),
@@ -219,7 +216,7 @@ def _tile_grid(
 
 
 def _running_bars(
-    run: FlashRun, index: int, tokens: tuple[str, ...], lang: str, large: bool
+    run: FlashRun, index: int, tokens: tuple[str, ...], lang: str, screen: Screen
 ) -> list[Trace]:
     """m and ℓ of the current query rows after this tile, beside their rows of the grid (or,
     when rows are too thin for text, one line per query under its token); the numbers are also
@@ -227,14 +224,13 @@ def _running_bars(
     tile = run.tiles[index]
     rows = list(range(tile.rows.start, tile.rows.stop))
     aligned = len(tokens) <= ALIGNED_UP_TO
-    pairs = [
-        [float(m) if np.isfinite(m) else None, float(ell)]
-        for m, ell in zip(tile.m, tile.l, strict=True)
-    ]
+    maxima = [float(m) if np.isfinite(m) else None for m in tile.m]
+    sums = [float(ell) for ell in tile.l]
+    pairs = [[m, ell] for m, ell in zip(maxima, sums, strict=True)]
     text = [
         ("" if aligned else f"{escape(tokens[i])}:  ")
         + f"m = {'−∞' if m is None else format_value(m, 3)}   ℓ = {format_value(ell, 3)}"
-        for i, (m, ell) in zip(rows, pairs, strict=True)
+        for i, m, ell in zip(rows, maxima, sums, strict=True)
     ]
     return [
         {
@@ -244,7 +240,7 @@ def _running_bars(
             "mode": "text",
             "text": text,
             "textposition": "middle right",
-            "textfont": {"size": 17 if large else 14, "color": M_COLOUR},
+            "textfont": {"size": screen.text_font, "color": M_COLOUR},
             "customdata": pairs,
             "hoverinfo": "skip",
             "showlegend": False,
@@ -275,8 +271,7 @@ def kv_cache(
     models: tuple[CacheShape, ...],
     *,
     lang: str,
-    large: bool = False,
-    phone: bool = False,
+    screen: Screen = LAPTOP,
 ) -> dict[str, Any]:
     """Left: step i's weights over the i + 1 cached keys (grey: not generated yet). Right: the
     cache of real models growing with the tokens it holds."""
@@ -285,7 +280,7 @@ def kv_cache(
         np.where(future, np.nan, weights), tokens, tokens, "weights", masked=future,
         row_axis="kn_axis_step", name="weights",
     )  # fmt: skip
-    fig = heatmap(decode, lang=lang, large=large, phone=phone, share=SHARE, beside=CACHE_ROOM)
+    fig = heatmap(decode, lang=lang, screen=screen, share=SHARE, beside=CACHE_ROOM)
     top_tokens = max(model.tokens for model in models)
     for model in models:
         # Each model's full cache in its name, not beside its line: BERT's short line ends
@@ -302,15 +297,13 @@ def kv_cache(
                 "yaxis": "y2",
             }
         )
-    fig["layout"] |= _cache_axes(fig, models, large, lang)
-    if phone:  # a phone's panel is some 40 px wide: its far end only, upright
-        end = {"tickvals": [top_tokens], "ticktext": [f"{top_tokens:,}"], "tickangle": 0}
-        fig["layout"]["xaxis2"] |= end
+    fig["layout"] |= _cache_axes(fig, models, screen, lang)
+    fig["layout"]["xaxis2"] |= side_ticks(screen, top_tokens)  # a phone's: the far end only
     return fig
 
 
 def _cache_axes(
-    fig: dict[str, Any], models: tuple[CacheShape, ...], large: bool, lang: str
+    fig: dict[str, Any], models: tuple[CacheShape, ...], screen: Screen, lang: str
 ) -> dict[str, Any]:
     """The real caches' growth beside the weights: GiB against the tokens held, the models'
     names under the figure (the margin grows by their lines)."""
@@ -325,7 +318,7 @@ def _cache_axes(
         "x": 0,
         "y": -(layout["margin"]["b"] - LEGEND_LINES * 20) / plot_h,
     }
-    legend |= {"yanchor": "top", "font": {"size": 14 if large else 12}}
+    legend |= {"yanchor": "top", "font": {"size": screen.small_font}}
     return {
         "legend": legend,
         "xaxis2": {
@@ -334,7 +327,7 @@ def _cache_axes(
             "title": {"text": t("kn_axis_tokens", lang)},
             "rangemode": "tozero",
             "tickformat": "~s",  # 1k, 2k: upright where 1000, 2000 turned in the narrow panel
-            "tickfont": {"size": 14 if large else 12},
+            "tickfont": {"size": screen.small_font},
         },
         "yaxis2": {"anchor": "x2", "title": {"text": "GiB"}, "range": [0, top * 1.15]},
     }

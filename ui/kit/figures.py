@@ -8,6 +8,8 @@ Builders take arrays and labels and return a plain figure dict (``figure``) or a
 import html
 import math
 import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
@@ -16,7 +18,10 @@ import numpy.typing as npt
 import plotly.graph_objects as go
 from plotly.colors import get_colorscale
 
-FONT = {"family": "Noto Sans CJK SC, PingFang SC, Microsoft YaHei, sans-serif", "size": 15}
+from ui.kit.typography import Screen
+
+FONT_SIZE = 15  # px: the app's text in every figure, on every screen
+FONT = {"family": "Noto Sans CJK SC, PingFang SC, Microsoft YaHei, sans-serif", "size": FONT_SIZE}
 SELECT_COLOUR = "#f97316"  # orange: distinct from both colour scales, also in grayscale
 # Streamlit's theme styles the charts: Plotly's template would only add bytes to every figure.
 TEMPLATE = "none"
@@ -136,9 +141,6 @@ def masked_runs(masked: npt.NDArray[np.bool_]) -> list[tuple[int, int, int]]:
     return list(zip(rows[::2].tolist(), edges[::2].tolist(), edges[1::2].tolist(), strict=True))
 
 
-CELL_FONT = {False: 13, True: 14}  # cell numbers and ticks: ≥ 12 px, readable on a projector
-
-
 # em of signs that are not 0.6 em wide in a sans font ("…" is square in CJK fonts)
 NARROW = {".": 0.3, ",": 0.3, " ": 0.3, "−": 0.6, "-": 0.35, "[": 0.3, "]": 0.3, "…": 1.0}
 
@@ -202,7 +204,7 @@ def bar_label(zmin: float, zmax: float) -> str:
 def colour_bar_room(label: str) -> float:
     """Pixels right of the plot for the colour bar: its gap and thickness, and its widest tick
     label."""
-    return 56 + text_width(label, FONT["size"])
+    return 56 + text_width(label, FONT_SIZE)
 
 
 def lesson_layout(fig: go.Figure, height: int, **layout: object) -> go.Figure:
@@ -215,3 +217,65 @@ def lesson_layout(fig: go.Figure, height: int, **layout: object) -> go.Figure:
         **layout,
     )
     return fig
+
+
+# --- what differs on a phone: computed from the screen here, so that no page branches on it ---
+
+
+@dataclass(frozen=True)
+class Part:
+    """Where one chart panel of a figure goes: its x and y domains, and the px across it has."""
+
+    x: list[float]
+    y: list[float]
+    px: int
+
+
+def parts(
+    screen: Screen,
+    *,
+    across: Sequence[tuple[float, float]],
+    down: Sequence[tuple[float, float]],
+    px: Sequence[int],
+) -> list[Part]:
+    """A figure's chart panels side by side, at the x domains ``across``, ``px`` wide each;
+    or, where the screen holds fewer to a row (a phone: one), one above another at the y
+    domains ``down`` (top first), each the screen's full width."""
+    if screen.across >= len(across):
+        return [Part(list(x), [0, 1], width) for x, width in zip(across, px, strict=True)]
+    return [Part([0, 1], list(y), screen.width) for y in down]
+
+
+def slider_place(
+    screen: Screen, at: tuple[float, float], buttons: int, plot_h: float
+) -> tuple[tuple[float, float], int]:
+    """Where an animation's slider goes, as paper (x, y), and the px the figure grows by for
+    it: beside its play and pause buttons, at ``at``, where two parts fit a row; on a phone,
+    where the buttons take half the width, from the left edge on a row of its own under them
+    (``buttons`` px high)."""
+    if screen.across > 1:
+        return at, 0
+    return (0.0, at[1] - buttons / plot_h), buttons
+
+
+LINE_GAP = 6  # px between a vertical line and the note beside it, on its outer side
+NOTE_BELOW = 50  # px under a phone's panels: the x tick labels, then a note moved there
+
+
+def line_note(screen: Screen, x: float) -> tuple[dict[str, Any], int]:
+    """Where a note about the vertical line at ``x`` of a figure's first panel goes
+    (``add_annotation``'s keywords), left of the line near its top; on a phone, whose narrow
+    panel has no room for it, under the panels at the left. Also the figure's bottom margin."""
+    if screen.across > 1:
+        where = {"x": x, "y": 0.9, "yref": "y domain", "xanchor": "right", "xshift": -LINE_GAP}
+        return where | {"row": 1, "col": 1}, 10
+    where = {"x": 0, "y": 0, "xref": "paper", "yref": "paper", "xanchor": "left"}
+    return where | {"yanchor": "top", "yshift": -24, "row": None, "col": None}, NOTE_BELOW
+
+
+def side_ticks(screen: Screen, end: int) -> dict[str, Any]:
+    """A count axis's ticks in a panel beside a heatmap: Plotly's own; on a phone, where the
+    panel is some 40 px wide, its far end only, upright."""
+    if screen.across > 1:
+        return {}
+    return {"tickvals": [end], "ticktext": [f"{end:,}"], "tickangle": 0}

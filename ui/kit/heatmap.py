@@ -14,14 +14,13 @@ import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any, TypedDict
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from ui.kit.figures import (
     BLUES,
-    CELL_FONT,
     DIVERGING,
     MASK_COLOUR,
     PAD,
@@ -41,14 +40,9 @@ from ui.kit.figures import (
     text_width,
 )
 from ui.kit.text import t
+from ui.kit.typography import LAPTOP, Screen, room
 
-# Pixels a chart has at a 1280-px-wide screen: the main area with the sidebar open, and in
-# presenter mode (sidebar collapsed).
-MAIN_WIDTH = {False: 840, True: 1180}
-MAX_CELL = {False: 44, True: 48}
-MAX_HEIGHT = {False: 520, True: 290}  # px of cells: in presenter mode a figure fits 720 px
-PHONE_WIDTH = 340  # px a chart has on a 360–390-px-wide phone: columns stack there
-PHONE_PER_ROW = 2  # panels to a row on a phone
+# The room a figure has, its largest cells and the panels to a phone's row: ui.kit.typography.
 MIN_CELL = 4  # px: a matrix too large for its room becomes a texture that still hovers
 GAP = 16  # px between panels
 LINE = 1.3  # em: the height of a line of tick text
@@ -80,37 +74,28 @@ class Matrix:
     name: str = ""  # the trace's name
 
 
-class Screen(TypedDict, total=False):
-    """What a figure is sized for, as ``chart()`` passes it: a projector (``large``), a phone."""
-
-    large: bool
-    phone: bool
-
-
 def heatmap(
     panels: Matrix | Sequence[Matrix],
     *,
     lang: str,
-    large: bool = False,
+    screen: Screen = LAPTOP,
     share: float = 1.0,
     per_row: int | None = None,
     beside: float = 0.0,
     min_height: int = 0,
-    phone: bool = False,
 ) -> dict[str, Any]:
     """Matrices as one figure: ``per_row`` panels to a row (all in one by default), square cells
-    of one size within ``share`` of the main area (``large``: a projector's; ``phone``: all of a
-    phone's width, and a wrapped figure two panels to a row); row labels on the first panel of
-    each row, column labels over the first row, axis titles on the first panel, a colour bar
-    where the cells print no numbers. ``beside`` keeps that fraction of the
+    of one size within ``share`` of the main area of the ``screen`` (on a phone all of its width,
+    and a wrapped figure at most ``screen.per_row`` panels to a row); row labels on the first
+    panel of each row, column labels over the first row, axis titles on the first panel, a
+    colour bar where the cells print no numbers. ``beside`` keeps that fraction of the
     plot's width, right of the matrices, for a page's own axes; ``min_height`` px at least."""
     panels = tuple([panels] if isinstance(panels, Matrix) else panels)
-    if phone and per_row:
-        per_row = min(per_row, PHONE_PER_ROW)
-    grid = Grid(panels, CELL_FONT[large], per_row)
+    if per_row and screen.per_row:
+        per_row = min(per_row, screen.per_row)
+    grid = Grid(panels, screen.cell_font, per_row)
     numbers = [cell_numbers(matrix) for matrix in grid.panels]
-    room = PHONE_WIDTH if phone else MAIN_WIDTH[large] * share
-    bar, size = bar_and_size(grid, numbers, room, large, beside)
+    bar, size = bar_and_size(grid, numbers, room(screen, share), screen, beside)
     grid = fitted_titles(grid, size)
     margin = grid_margin(grid, size, bar)
     plot_w = math.ceil(grid.span(size, across=True) / (1 - beside))
@@ -229,7 +214,8 @@ def fitted_titles(grid: Grid, size: int) -> Grid:
 
     def fits(matrix: Matrix) -> bool:
         shown = html.unescape(re.sub(TAG, "", matrix.title))  # what is drawn, not its markup
-        return text_width(shown, grid.font + 1) <= matrix.z.shape[1] * size + GAP
+        columns: int = matrix.z.shape[1]
+        return text_width(shown, grid.font + 1) <= columns * size + GAP
 
     if all(fits(matrix) for matrix in grid.panels if matrix.title):
         return grid
@@ -259,15 +245,15 @@ def two_lines(title: str) -> str:
 
 
 def bar_and_size(
-    grid: Grid, numbers: list[list[list[str]]], width: float, large: bool, beside: float
+    grid: Grid, numbers: list[list[list[str]]], width: float, screen: Screen, beside: float
 ) -> tuple[str, int]:
     """The colour bar (its widest tick label, or "" for none) and the cells' side. The bar
     stands in for the numbers: a figure has one only where its cells print none, and only when
     every panel has the same scale (else each reads its own in the hover)."""
-    size = cell_size(grid, "", width, large, beside)
+    size = cell_size(grid, "", width, screen, beside)
     numbered = all(numbers_fit(texts, grid.font, size) for texts in numbers)
     bar = "" if numbered else shared_bar(grid.panels)
-    return bar, cell_size(grid, bar, width, large, beside) if bar else size
+    return bar, cell_size(grid, bar, width, screen, beside) if bar else size
 
 
 def shared_bar(panels: Sequence[Matrix]) -> str:
@@ -279,13 +265,13 @@ def shared_bar(panels: Sequence[Matrix]) -> str:
     return bar_label(first["zmin"], first["zmax"]) if same and fixed else ""
 
 
-def cell_size(grid: Grid, bar: str, width: float, large: bool, beside: float) -> int:
+def cell_size(grid: Grid, bar: str, width: float, screen: Screen, beside: float) -> int:
     """The cells' side: the matrices across ``width`` px less the margins, the gaps and the
-    room beside, at most a readable size, and short enough for the screen."""
+    room beside, at most the screen's readable size, and short enough for it."""
     gaps = grid.gap(True) * (len(grid.cells(True)) - 1)
     across = (width - row_labels_room(grid) - side_room(bar) - gaps) * (1 - beside)
-    down = MAX_HEIGHT[large] / sum(grid.cells(False))
-    size = min(across / sum(grid.cells(True)), MAX_CELL[large], down)
+    down = screen.max_height / sum(grid.cells(False))
+    size = min(across / sum(grid.cells(True)), screen.max_cell, down)
     return max(int(size), MIN_CELL)
 
 

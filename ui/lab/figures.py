@@ -8,7 +8,6 @@ import numpy as np
 import numpy.typing as npt
 
 from ui.kit.figures import (
-    CELL_FONT,
     RAW_COLOUR,
     SCALED_COLOUR,
     axis_title,
@@ -21,8 +20,8 @@ from ui.kit.figures import (
 )
 from ui.kit.heatmap import Matrix, heatmap
 from ui.kit.text import t
+from ui.kit.typography import LAPTOP, Screen, crowded
 
-ROW_PANEL = {False: (312, 380), True: (422, 320)}  # px: the row panel's width, the bars' height
 NUMBERED_UP_TO = 12  # keys: more, and their weights no longer fit under them
 
 
@@ -33,7 +32,7 @@ def row_bars(
     *,
     scaled: bool,
     lang: str,
-    large: bool = False,
+    screen: Screen = LAPTOP,
 ) -> dict[str, Any]:
     """One query's weights as bars, as chosen (first trace) beside the other scaling."""
     labels = tick_labels(tokens)
@@ -46,17 +45,17 @@ def row_bars(
     # The chosen run's weights under their keys, while there are few: tick text, which Plotly
     # places without measuring each as it does text above bars.
     numbers = [f"{w:.2f}" for w in weights_row] if len(labels) <= NUMBERED_UP_TO else []
-    return figure(bars, _row_layout(tokens, labels, numbers, lang, large))
+    return figure(bars, _row_layout(tokens, labels, numbers, lang, screen))
 
 
 def _row_layout(
-    tokens: tuple[str, ...], labels: list[str], numbers: list[str], lang: str, large: bool
+    tokens: tuple[str, ...], labels: list[str], numbers: list[str], lang: str, screen: Screen
 ) -> dict[str, Any]:
     """The bars' axes and margins: each key labelled with its number beneath it while the
     neighbours' labels do not touch; else the keys alone, upright, or turned when even they
     touch; and margins that hold them (see ``held_margin``)."""
-    font = CELL_FONT[large] - 1  # the bars' own labels, 12 px or more
-    width, height = ROW_PANEL[large]
+    font = screen.bar_font  # the bars' own labels
+    width, height = screen.bars_width, screen.bars_height
     margin = held_margin(text_width("0.8", font), 0, font, right=20, bottom=0)
     step = (width - margin["l"] - margin["r"]) / len(tokens)  # px per key
     widths = [text_width(token, font) for token in tokens]
@@ -147,8 +146,7 @@ def output_heatmap(
     *,
     lang: str,
     dims: int,
-    large: bool = False,
-    phone: bool = False,
+    screen: Screen = LAPTOP,
 ) -> dict[str, Any]:
     """What each key adds to the selected row's output, A_ij · v_j over the first ``dims``
     dimensions (rows 0 … m − 1, exactly those columns of the contributions), and their sum, the
@@ -156,9 +154,11 @@ def output_heatmap(
     stacked = np.vstack([contributions[:, :dims], output_row[None, :dims]])  # (m + 1, dims)
     rows = (*tokens, t("output_sum_label", lang))
     columns = tuple(str(j) for j in range(dims))
-    names = {"row_axis": "axis_term", "col_axis": "axis_dimension"}
-    matrix = Matrix(stacked, rows, columns, selected_row=len(tokens), **names)
-    return heatmap(matrix, lang=lang, large=large, phone=phone, share=0.58)
+    matrix = Matrix(
+        stacked, rows, columns, selected_row=len(tokens), row_axis="axis_term",
+        col_axis="axis_dimension",
+    )  # fmt: skip
+    return heatmap(matrix, lang=lang, screen=screen, share=0.58)
 
 
 def stages_overview(
@@ -168,8 +168,7 @@ def stages_overview(
     allowed: npt.NDArray[np.bool_],
     *,
     lang: str,
-    large: bool = False,
-    phone: bool = False,
+    screen: Screen = LAPTOP,
 ) -> dict[str, Any]:
     """QKᵀ, ÷√d, mask and softmax as small multiples, two to a row: scores each on its own
     diverging scale, weights on 0 … 1, masked cells grey."""
@@ -185,7 +184,7 @@ def stages_overview(
         )
         for i, (matrix, title) in enumerate(zip(matrices, titles, strict=True))
     ]
-    return heatmap(panels, lang=lang, large=large, phone=phone, share=0.58, per_row=2)
+    return heatmap(panels, lang=lang, screen=screen, share=0.58, per_row=2)
 
 
 GRID_HEADS = 16  # heads drawn at once: 64 would be too many bytes per rerun, and too small
@@ -203,9 +202,11 @@ def heads_grid(
     *,
     lang: str,
     selected: int,
-    phone: bool = False,
+    screen: Screen = LAPTOP,
 ) -> dict[str, Any]:
-    """The weights of the selected head's group of heads, four to a row, on one colour bar."""
+    """The weights of the selected head's group of heads, four to a row, on one colour bar,
+    sized as a crowded figure is on this screen (a projector's heights would leave their
+    cells no room for numbers)."""
     panels = [
         Matrix(
             weights[h].astype(np.float32),  # display only: half the bytes
@@ -216,4 +217,4 @@ def heads_grid(
         )
         for h in heads_group(len(weights), selected)
     ]
-    return heatmap(panels, lang=lang, per_row=4, phone=phone)
+    return heatmap(panels, lang=lang, per_row=4, screen=crowded(screen))

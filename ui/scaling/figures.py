@@ -1,14 +1,16 @@
 """The √d lesson's figures: arrays in, ``go.Figure`` out, never ``st.*``."""
 
 import math
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from ui.kit.figures import RAW_COLOUR, SCALED_COLOUR, lesson_layout
+from ui.kit.figures import LINE_GAP, RAW_COLOUR, SCALED_COLOUR, lesson_layout, line_note
 from ui.kit.text import t
+from ui.kit.typography import LAPTOP, Screen
 from viz_core import Saturation, Sharpening, VarianceExperiment
 
 # Articles' figures: std of q·k for d = 64 (BERT-base head), 1,536 and 6,144.
@@ -71,7 +73,7 @@ def dot_histogram(
     *,
     lang: str,
     height: int = 360,
-    phone: bool = False,
+    screen: Screen = LAPTOP,
 ) -> go.Figure:
     """q·k before and after ÷√d, with ± the theory's std marked on both (√d and 1 for normal
     entries, √(d/9) and 1/3 for uniform ones), and the article's figure for the normal case
@@ -95,33 +97,22 @@ def dot_histogram(
     label = "√d" if math.isclose(theory_std, sqrt_d) else "√(d/9)"
     text = f"{label} = {theory_std:.3g}"
     fig.add_annotation(x=theory_std, y=1, yref="y domain", text=text, **BESIDE_LINE)
+    where, margin_b = line_note(screen, -theory_std)  # on a phone, under the panels
     if d in ARTICLE_STD and math.isclose(theory_std, sqrt_d):
-        _article_marker(fig, -theory_std, ARTICLE_STD[d], lang, below=phone)
+        _article_marker(fig, where, ARTICLE_STD[d], lang)
     fig.update_yaxes(title_text=t("sc_count", lang), row=1, col=1)
-    return lesson_layout(fig, height, bargap=0.02, margin_b=BELOW if phone else 10)
+    return lesson_layout(fig, height, bargap=0.02, margin_b=margin_b)
 
 
-# 6 px off the dotted line, on its outer side: the text's edge sat on the line itself.
-BESIDE_LINE = {"showarrow": False, "xanchor": "left", "xshift": 6, "row": 1, "col": 1}
-BELOW = 50  # px under a phone's panels: the x tick labels, then the article's figure
+# Off the dotted line, on its outer side: the text's edge sat on the line itself.
+BESIDE_LINE = {"showarrow": False, "xanchor": "left", "xshift": LINE_GAP, "row": 1, "col": 1}
 
 
-def _article_marker(fig: go.Figure, x: float, std: str, lang: str, below: bool) -> None:
-    """The article's printed std for this d (normal entries): beside the −std line, or
-    ``below`` the panels, at the left."""
-    where: dict[str, object] = {"x": x, "y": 0.9, "yref": "y domain", "xanchor": "right"}
-    where["xshift"] = -6  # off the line, as BESIDE_LINE
-    if below:
-        where = {"x": 0, "y": 0, "xref": "paper", "yref": "paper", "xanchor": "left"}
-        where |= {"yanchor": "top", "yshift": -24}
-    fig.add_annotation(
-        **where,
-        showarrow=False,
-        text=t("sc_article_marker", lang, std=std),
-        row=None if below else 1,
-        col=None if below else 1,
-        font={"color": "#b45309"},
-    )
+def _article_marker(fig: go.Figure, where: dict[str, Any], std: str, lang: str) -> None:
+    """The article's printed std for this d (normal entries), ``where`` ``line_note`` puts it:
+    beside the −std line, or under a phone's panels."""
+    text = t("sc_article_marker", lang, std=std)
+    fig.add_annotation(**where, showarrow=False, text=text, font={"color": "#b45309"})
 
 
 def saturation_chart(

@@ -10,6 +10,7 @@ from plotly.subplots import make_subplots
 from ui.kit.figures import SCALED_COLOUR, lesson_layout
 from ui.kit.heatmap import Matrix, heatmap
 from ui.kit.text import t
+from ui.kit.typography import LAPTOP, Screen
 
 JACOBIAN_LIMIT = 0.25  # |p_i(δ_ij − p_j)| ≤ 1/4: a fixed scale, so near zero looks near zero
 
@@ -76,11 +77,13 @@ def jacobian_heatmap(
     labels: list[str],
     *,
     lang: str,
-    large: bool = False,
-    phone: bool = False,
+    screen: Screen = LAPTOP,
     share: float = 1.0,
 ) -> dict[str, Any]:
     """∂p_i/∂x_j with three decimals, on a scale fixed at ±1/4."""
-    names = {"row_axis": "axis_output", "col_axis": "axis_input"}
-    matrix = Matrix(jacobian, tuple(labels), tuple(labels), "fine", JACOBIAN_LIMIT, **names)
-    return heatmap(matrix, lang=lang, large=large, phone=phone, share=share)
+    names = tuple(labels)
+    matrix = Matrix(
+        jacobian, names, names, "fine", JACOBIAN_LIMIT, row_axis="axis_output",
+        col_axis="axis_input",
+    )  # fmt: skip
+    return heatmap(matrix, lang=lang, screen=screen, share=share)

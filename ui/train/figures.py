@@ -9,9 +9,10 @@ from typing import Any
 
 import numpy as np
 
-from ui.kit.figures import RAW_COLOUR, SCALED_COLOUR, figure
+from ui.kit.figures import RAW_COLOUR, SCALED_COLOUR, figure, slider_place
 from ui.kit.heatmap import Matrix, cell_numbers, frame, heatmap
 from ui.kit.text import t
+from ui.kit.typography import LAPTOP, Screen
 from ui.train.compute import TrainPair
 from viz_core import NEVER, Sweep, TrainRun
 
@@ -36,8 +37,8 @@ def _curve(values: np.ndarray, name: str, colour: str) -> Trace:
     }
 
 
-def _curves_layout(y_title: str, height: int, lang: str, large: bool) -> dict[str, Any]:
-    size = 18 if large else 14
+def _curves_layout(y_title: str, height: int, lang: str, screen: Screen) -> dict[str, Any]:
+    size = screen.tick_font
     return {
         "height": height,
         "margin": {"l": 10, "r": 10, "t": 30, "b": 10},
@@ -54,7 +55,7 @@ def _curves_layout(y_title: str, height: int, lang: str, large: bool) -> dict[st
 
 
 def _reached_marks(
-    runs: Sequence[TrainRun], lang: str, large: bool
+    runs: Sequence[TrainRun], lang: str, screen: Screen
 ) -> tuple[list[Trace], list[Trace]]:
     """A dotted line and a label at the step each run first reaches 90 % held-out accuracy."""
     shapes, notes = [], []
@@ -69,24 +70,24 @@ def _reached_marks(
         notes.append(
             {"x": step, "y": 0.97 - 0.1 * k, "yref": "paper", "text": label, "showarrow": False}
         )
-        notes[-1] |= {"xanchor": "left", "font": {"color": colour, "size": 17 if large else 14}}
+        notes[-1] |= {"xanchor": "left", "font": {"color": colour, "size": screen.text_font}}
     return shapes, notes
 
 
 def loss_curves(
-    runs: Sequence[TrainRun], *, steps: int, title: str, lang: str, large: bool = False
+    runs: Sequence[TrainRun], *, steps: int, title: str, lang: str, screen: Screen = LAPTOP
 ) -> dict[str, Any]:
     """Loss at every step of the scaled run and, once trained, the unscaled one, with the steps
     where each reached 90 %; the x axis spans all ``steps``, so a curve so far grows into it."""
     named = zip(runs, _names(lang), strict=False)  # the unscaled run may not be trained yet
     data = [_curve(run.loss, name, colour) for run, (name, colour) in named]
-    layout = _curves_layout(t("tr_axis_loss", lang), 380 if large else 340, lang, large)
-    layout["shapes"], layout["annotations"] = _reached_marks(runs, lang, large)
+    layout = _curves_layout(t("tr_axis_loss", lang), screen.chart_height, lang, screen)
+    layout["shapes"], layout["annotations"] = _reached_marks(runs, lang, screen)
     layout["title"] = {
         "text": title,
         "x": 0,
         "xanchor": "left",
-        "font": {"size": 22 if large else 18},
+        "font": {"size": screen.title_font},
     }
     layout["margin"]["t"] = 80
     layout["legend"]["y"] = 1.0
@@ -95,16 +96,17 @@ def loss_curves(
 
 
 DECADES = 8  # of the gradient chart's log axis
+GRAD_HEIGHT = 320  # px of the gradient chart, on every screen
 
 
-def grad_curves(pair: TrainPair, *, lang: str, large: bool = False) -> dict[str, Any]:
+def grad_curves(pair: TrainPair, *, lang: str, screen: Screen = LAPTOP) -> dict[str, Any]:
     """The size of the gradient on W_q and W_k at every step, scaled and unscaled."""
     (s_name, s_colour), (u_name, u_colour) = _names(lang)
     data = [
         _curve(pair.scaled.grad_norm, s_name, s_colour),
         _curve(pair.unscaled.grad_norm, u_name, u_colour),
     ]
-    layout = _curves_layout(t("tr_axis_grad", lang), 320, lang, large)
+    layout = _curves_layout(t("tr_axis_grad", lang), GRAD_HEIGHT, lang, screen)
     norms = np.concatenate([pair.scaled.grad_norm, pair.unscaled.grad_norm])
     positive = norms[np.isfinite(norms) & (norms > 0)]
     if positive.size:  # at most 8 decades: a vanished gradient runs off the bottom
@@ -141,12 +143,12 @@ def _frame(matrices: list[Matrix], step: int, numbered: bool) -> dict[str, Any]:
 
 
 def learned_weights(
-    pair: TrainPair, ideal: list[int], *, lang: str, large: bool = False, phone: bool = False
+    pair: TrainPair, ideal: list[int], *, lang: str, screen: Screen = LAPTOP
 ) -> dict[str, Any]:
     """Attention on the probe, scaled beside unscaled, one frame per checkpoint, ending trained;
     the cell each query should read framed."""
     steps = pair.scaled.checkpoint_steps.tolist()
-    fig = heatmap(_maps(pair, len(steps) - 1, lang), lang=lang, large=large, phone=phone, share=1.0)
+    fig = heatmap(_maps(pair, len(steps) - 1, lang), lang=lang, screen=screen, share=1.0)
     numbered = "text" in fig["data"][0]
     fig["frames"] = [_frame(_maps(pair, c, lang), step, numbered) for c, step in enumerate(steps)]
     layout = fig["layout"]
@@ -159,11 +161,11 @@ def learned_weights(
     below = -(layout["margin"]["b"] + 8) / plot_h  # the controls, under the panels' titles
     # Beside the play and pause buttons, which sit at the left; on a phone they take half the
     # width, and the slider goes under them.
-    slider_y, slider_x = (below - BUTTONS / plot_h, 0.0) if phone else (below, 0.3)
-    layout["margin"]["b"] += CONTROLS + (BUTTONS if phone else 0)
-    layout["height"] += CONTROLS + (BUTTONS if phone else 0)
+    at, under = slider_place(screen, (0.3, below), BUTTONS, plot_h)
+    layout["margin"]["b"] += CONTROLS + under
+    layout["height"] += CONTROLS + under
     layout["updatemenus"] = [_play_buttons(lang, below)]
-    layout["sliders"] = [_step_slider(steps, len(steps) - 1, lang, large, (slider_x, slider_y))]
+    layout["sliders"] = [_step_slider(steps, len(steps) - 1, lang, screen, at)]
     return fig
 
 
@@ -190,7 +192,7 @@ def _play_buttons(lang: str, y: float) -> dict[str, Any]:
 
 
 def _step_slider(
-    steps: list[int], active: int, lang: str, large: bool, at: tuple[float, float]
+    steps: list[int], active: int, lang: str, screen: Screen, at: tuple[float, float]
 ) -> dict[str, Any]:
     """One stop per checkpoint, labelled by its step, from paper ``at`` = (x, y) to the right
     edge; starts at the trained head."""
@@ -204,7 +206,7 @@ def _step_slider(
         "yanchor": "top",
         "currentvalue": {
             "prefix": t("tr_slider_prefix", lang),
-            "font": {"size": 18 if large else 15, "color": "#6b7280"},
+            "font": {"size": screen.control_font, "color": "#6b7280"},
         },
         "font": {"color": "rgba(0,0,0,0)"},  # 64 tick labels would overlap: the value says it
         "steps": [
@@ -221,7 +223,7 @@ def never_height(result: Sweep) -> float:
     return result.max_steps * 1.15
 
 
-def sweep_steps(result: Sweep, *, lang: str, large: bool = False) -> dict[str, Any]:
+def sweep_steps(result: Sweep, *, lang: str, screen: Screen = LAPTOP) -> dict[str, Any]:
     """Steps to 90 % against d_k: each seed as a point, the median as a line; never on top."""
     ds = np.asarray(result.d_ks, dtype=np.float64)
     top = never_height(result)
@@ -232,7 +234,7 @@ def sweep_steps(result: Sweep, *, lang: str, large: bool = False) -> dict[str, A
         y = np.where(reached, steps, top).astype(np.float32)
         x = np.repeat(ds * shift, steps.shape[1]).astype(np.float32)
         symbols = np.where(reached, "circle" if scale else "diamond", "x").ravel().tolist()
-        marker = {"color": colour, "size": 11 if large else 9, "symbol": symbols, "opacity": 0.7}
+        marker = {"color": colour, "size": screen.marker_size, "symbol": symbols, "opacity": 0.7}
         data.append(
             {"type": "scatter", "mode": "markers", "x": x, "y": y.ravel(), "name": name}
             | {"marker": marker, "hovertemplate": "d_k %{x:.0f}: %{y:.0f}<extra></extra>"}
@@ -248,14 +250,17 @@ def sweep_steps(result: Sweep, *, lang: str, large: bool = False) -> dict[str, A
             }
             | {"name": median, "line": line}
         )
-    return figure(data, _sweep_layout(result, top, lang, large))
+    return figure(data, _sweep_layout(result, top, lang, screen))
 
 
-def _sweep_layout(result: Sweep, top: float, lang: str, large: bool) -> dict[str, Any]:
-    size = 18 if large else 14
+SWEEP_TALLER = 20  # px the sweep is taller than a chart of curves
+
+
+def _sweep_layout(result: Sweep, top: float, lang: str, screen: Screen) -> dict[str, Any]:
+    size = screen.tick_font
     never = t("tr_never_line", lang, max_steps=result.max_steps)
     return {
-        "height": 400 if large else 360,
+        "height": screen.chart_height + SWEEP_TALLER,
         "margin": {"l": 10, "r": 10, "t": 30, "b": 10},
         "legend": {**LEGEND, "font": {"size": size}},
         "xaxis": {"type": "log", "tickvals": list(result.d_ks), "tickfont": {"size": size}}

@@ -2,13 +2,12 @@
 drawn by ``ui.kit.heatmap``."""
 
 import math
-from typing import Any, Unpack
+from typing import Any
 
 import numpy as np
 
 from ui.kit.figures import (
-    CELL_FONT,
-    FONT,
+    FONT_SIZE,
     PAD,
     SLACK,
     axis_title,
@@ -18,9 +17,7 @@ from ui.kit.figures import (
     text_width,
 )
 from ui.kit.heatmap import (
-    MAIN_WIDTH,
     Matrix,
-    Screen,
     cell_rects,
     column_ticks,
     heatmap,
@@ -28,6 +25,7 @@ from ui.kit.heatmap import (
     row_ticks,
 )
 from ui.kit.text import t
+from ui.kit.typography import LAPTOP, Screen
 from ui.variants.compute import AlignView, CrossView, GqaView, RopeView, WindowView
 
 SHARE = 0.62  # the figure's column beside the controls, of the main area
@@ -42,7 +40,7 @@ Trace = dict[str, Any]
 
 
 def gqa_heads(
-    view: GqaView, tokens: tuple[str, ...], row: int, *, lang: str, **screen: Unpack[Screen]
+    view: GqaView, tokens: tuple[str, ...], row: int, *, lang: str, screen: Screen = LAPTOP
 ) -> dict[str, Any]:
     """Left: the selected token's key in every query head (heads of one group: equal rows).
     Right: its weights in every head (each head still has its own)."""
@@ -60,7 +58,7 @@ def gqa_heads(
             title=t("vr_gqa_panel_weights", lang, token=token),
         ),
     ]  # fmt: skip
-    fig = heatmap(panels, lang=lang, share=SHARE, **screen)
+    fig = heatmap(panels, lang=lang, share=SHARE, screen=screen)
     fig["layout"]["shapes"] += _group_lines(view.kv_heads, group)
     return fig
 
@@ -87,7 +85,7 @@ def _group_lines(kv_heads: int, group: int) -> list[dict[str, Any]]:
 
 
 def window_heatmap(
-    view: WindowView, tokens: tuple[str, ...], row: int, *, lang: str, **screen: Unpack[Screen]
+    view: WindowView, tokens: tuple[str, ...], row: int, *, lang: str, screen: Screen = LAPTOP
 ) -> dict[str, Any]:
     """Causal weights (left) next to the window's (right): grey = the future, amber = seen under
     the causal mask but outside the window (weight exactly 0)."""
@@ -104,7 +102,7 @@ def window_heatmap(
             title=t("vr_window_panel_window", lang, window=view.window), name="window",
         ),
     ]  # fmt: skip
-    fig = heatmap(panels, lang=lang, share=SHARE, **screen)
+    fig = heatmap(panels, lang=lang, share=SHARE, screen=screen)
     fig["layout"]["shapes"] += cell_rects(lost, LOST_COLOUR, 0.85, axes="2")
     return fig
 
@@ -114,26 +112,26 @@ def window_heatmap(
 DEMO = [0.66, 1.0]  # the demo matrix's part of the figure's width, right of the scores
 
 
-def rope_scores(view: RopeView, *, lang: str, large: bool = False) -> dict[str, Any]:
+def rope_scores(view: RopeView, *, lang: str, screen: Screen = LAPTOP) -> dict[str, Any]:
     """Left: the score of one q, k pair against their distance m − n, with RoPE (one value per
     distance) and with added positions (spread). Right: the two 我 of 我爱我家, without
     positions (equal rows) and with RoPE."""
-    jitter = {"size": 9 if large else 7, "opacity": 0.75}
+    jitter = {"size": screen.dot_size, "opacity": 0.75}
     absolute = t("vr_trace_absolute", lang)
     traces = [
         _points(view.distance, view.absolute, ABSOLUTE_COLOUR, absolute, jitter),
         _points(view.distance, view.rope, ROPE_COLOUR, t("vr_trace_rope", lang), jitter),
     ]
-    height, font = 340 if large else 380, CELL_FONT[large]
+    height, font = screen.beside_height, screen.cell_font
     demo = _demo(view, lang)
-    margin = _rope_margin(view, FONT["size"])
-    size = _demo_cell(margin, height, demo, large)
+    margin = _rope_margin(view, FONT_SIZE)
+    size = _demo_cell(margin, height, demo, screen)
     margin["r"] += math.ceil(column_ticks(demo.cols, font, size).overhang)
     part = panel(demo, lang=lang, font=font, size=size, axes="2", titled=False)
     x2, y2 = part.axes.values()
     line = {"type": "line", "xref": "x2 domain", "x0": 0, "x1": 1, "yref": "y2", "y0": 1.5}
     labels = row_ticks(demo.rows, font, size).extent + PAD + SLACK  # left of the demo
-    width = MAIN_WIDTH[large] * SHARE - margin["l"] - margin["r"]
+    width = screen.main_width * SHARE - margin["l"] - margin["r"]
     layout = {
         **_score_axes(lang, DEMO[0] - labels / width),
         "xaxis2": x2 | {"domain": DEMO},
@@ -159,17 +157,17 @@ def _demo(view: RopeView, lang: str) -> Matrix:
     return Matrix(demo, rows, view.demo_tokens, row_axis="", col_axis="", name="demo")
 
 
-def _demo_cell(margin: dict[str, int], height: int, demo: Matrix, large: bool) -> int:
+def _demo_cell(margin: dict[str, int], height: int, demo: Matrix, screen: Screen) -> int:
     """The demo's cells: square, across its part of the figure's width and down its height."""
     n, m = demo.z.shape
-    width = MAIN_WIDTH[large] * SHARE - margin["l"] - margin["r"]
+    width = screen.main_width * SHARE - margin["l"] - margin["r"]
     across = width * (DEMO[1] - DEMO[0]) / m
     return int(min(across, (height - margin["t"] - margin["b"]) / n))
 
 
 def _score_axes(lang: str, end: float) -> dict[str, Any]:
     """The scores against the distance, on the left up to paper ``end``."""
-    font = FONT["size"]
+    font = FONT_SIZE
     return {
         "xaxis": {"domain": [0, end], "title": axis_title(t("vr_axis_distance", lang), font)},
         "yaxis": {"title": axis_title(t("vr_axis_score", lang), font), "zeroline": False},
@@ -205,28 +203,33 @@ def _points(x: np.ndarray, y: np.ndarray, colour: str, name: str, marker: dict[s
 
 
 def cross_heatmap(
-    view: CrossView, tokens: tuple[str, ...], row: int, *, lang: str, **screen: Unpack[Screen]
+    view: CrossView, tokens: tuple[str, ...], row: int, *, lang: str, screen: Screen = LAPTOP
 ) -> dict[str, Any]:
     """The n × m weights: queries of the lab's sentence (rows) over sentence B's keys."""
     matrix = Matrix(
         view.weights, tokens, view.tokens_b, "weights", selected_row=row, col_axis="vr_axis_key_b"
     )
-    return heatmap(matrix, lang=lang, share=SHARE, **screen)
+    return heatmap(matrix, lang=lang, share=SHARE, screen=screen)
 
 
 def alignment_heatmap(
-    view: AlignView, row: int, shown: int | None = None, *, lang: str, **screen: Unpack[Screen]
+    view: AlignView,
+    row: int | None,
+    shown: int | None = None,
+    *,
+    lang: str,
+    screen: Screen = LAPTOP,
 ) -> dict[str, Any]:
     """The translator's cross-attention: a row per character it produces (the first ``shown``
-    of them), a column per English word it reads."""
+    of them), a column per English word it reads; ``row`` outlined (None: none)."""
     rows = len(view.target) if shown is None else shown
     matrix = Matrix(
         view.weights[:rows],
         view.target[:rows],
         view.source,
         "weights",
-        selected_row=row if row < rows else None,
+        selected_row=row if row is not None and row < rows else None,
         row_axis="vr_axis_produces",
         col_axis="vr_axis_english",
     )
-    return heatmap(matrix, lang=lang, share=SHARE, **screen)
+    return heatmap(matrix, lang=lang, share=SHARE, screen=screen)

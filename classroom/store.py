@@ -1,0 +1,746 @@
+"""Rooms, students, questions and answers of the class mode: every query, one place.
+
+Callers get plain frozen dataclasses back, never rows or connections. Each user action is one
+short transaction (``answer`` reads and checks first, so that a bad answer never takes a write
+lock and the pacing sleep happens outside every transaction, then writes in one transaction).
+Errors carry a sentence a student understands:
+
+- ``PermissionError``: the teacher key does not match (compared in constant time; only its
+  SHA-256 is stored, as for student tokens);
+- ``LookupError``: an unknown or expired room code, an unknown token or one from another room,
+  an unknown question id, an unknown student;
+- ``ValueError``: a value that does not fit the question or a limit, no question asked yet or
+  the question closed (so "no open question" is a ValueError, the same kind as "closed");
+- ``Unavailable`` (a RuntimeError): the database did not answer in time; nothing was saved,
+  and the next call tries again (the pool reconnects by itself).
+
+SQLite runs in WAL mode with ``synchronous=FULL`` and a busy timeout; its writing transactions
+begin with ``BEGIN IMMEDIATE`` so concurrent writers queue instead of failing. PostgreSQL gets a
+bounded pool per process and connect and statement timeouts, so nothing waits past ~2 s.
+"""
+
+import csv
+import hmac
+import io
+import json
+import math
+import secrets
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import (
+    Connection,
+    Engine,
+    Row,
+    create_engine,
+    delete,
+    event,
+    func,
+    select,
+    update,
+)
+from sqlalchemy import exc as sa_exc
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.engine import URL, make_url
+
+from classroom import names, schema
+from classroom.questions import QUESTIONS, Question, Truth
+from classroom.safety import (
+    CODE_ALPHABET,
+    CODE_LENGTH,
+    clean_nickname,
+    csv_cell,
+    digest,
+    normalise_code,
+)
+
+ROOMS, STUDENTS, ASKED, ANSWERS = (
+    schema.TABLES[name] for name in ("rooms", "students", "asked", "answers")
+)
+PHASES = ("idle", "open", "closed", "shown", "revealed")  # a room only ever moves right
+MAX_STUDENTS = 300
+LIFETIME = 12 * 3600.0  # seconds from a room's creation to its expiry
+PACE = 0.5  # seconds: answers closer than this from one student are delayed
+TIMEOUT = 2.0  # seconds: connecting, waiting for a pooled connection, SQLite's busy wait
+STATEMENT_TIMEOUT_MS = 1000  # PostgreSQL: no statement runs longer
+KEY_BYTES = 18  # 144 bits for teacher keys and student tokens
+UNAVAILABLE = "The class database is not answering, so this is not saved yet: try again."
+CSV_COLUMNS = ("nickname", "question", "answer", "right", "time")
+NO_ROOM = "No class is running with that code: check the code with your teacher."
+NOT_HERE = "This phone is not in this class (any more): join again with the code."
+NOT_TEACHER = "That is not the teacher's key for this class."
+
+
+class Unavailable(RuntimeError):  # noqa: N818 (the name is the API)
+    """The database did not answer in time: nothing was saved; the next call tries again."""
+
+    def __init__(self, message: str = UNAVAILABLE) -> None:
+        super().__init__(message)
+
+
+@dataclass(frozen=True)
+class Room:
+    """A new room: its code for the students, and the teacher's key (shown once, never stored)."""
+
+    code: str
+    teacher_key: str
+
+
+@dataclass(frozen=True)
+class Student:
+    """A student who joined: the token their phone keeps (in its link), and who they are."""
+
+    id: int
+    token: str
+    nickname: str
+    lang: str
+
+
+@dataclass(frozen=True)
+class RoomView:
+    """What any phone may see of a room. Counts appear once shown, the truth once revealed."""
+
+    code: str
+    phase: str  # "idle", "open", "closed", "shown" or "revealed"
+    version: int  # bumped on every teacher action: poll this one number
+    question_id: str | None  # the question asked last; None while idle
+    number: int | None  # 1, 2, …: which question of the lesson it is
+    kind: str | None  # "choice", "number" or "character"
+    page: str | None  # the app page it comes from
+    settings: dict[str, Any] | None  # the view every phone and the projector share
+    options: tuple[str, ...]  # choices, or a number's bin labels; () for characters
+    option_text: dict[str, tuple[str, ...]]  # "zh"/"en": what each option says
+    args: dict[str, str]  # the prompt's arguments: QUESTIONS[question_id].text(lang, …)
+    counts: dict[str, int] | None  # answer key → students, once shown
+    answered: int | None  # students who answered, once shown
+    answer: str | None  # the right answer's key, once revealed
+    value: float | None  # a number's exact value, once revealed
+    chart: dict[str, Any] | None  # the app's figure for the reveal, once revealed
+
+
+@dataclass(frozen=True)
+class StudentView:
+    """What one student's phone shows about them."""
+
+    nickname: str
+    lang: str
+    phase: str
+    question_id: str | None
+    answer: str | None  # my answer to the current question, as typed; None if none
+    answer_key: str | None  # what the histogram counts it as
+    right: bool | None  # only once revealed, when I answered
+
+
+@dataclass(frozen=True)
+class Tally:
+    """The teacher's live count of the current question."""
+
+    question_id: str | None
+    phase: str
+    joined: int  # students in the room
+    answered: int  # of them, those who answered the current question
+    counts: dict[str, int]  # answer key → students: every option or bin (0 too), in order
+
+
+@dataclass(frozen=True)
+class StudentRow:
+    """One student as the teacher's list shows them."""
+
+    id: int
+    nickname: str
+    answered: bool  # has answered the current question
+
+
+@dataclass(frozen=True)
+class _Asked:
+    """The question asked last in a room, as stored."""
+
+    id: int
+    number: int
+    question: Question
+    settings: dict[str, Any]
+    truth: Truth
+
+
+def _sqlite_engine(url: URL, timeout: float) -> Engine:
+    """SQLite: WAL, synchronous=FULL, a busy timeout; writers begin IMMEDIATE."""
+    engine = create_engine(url, connect_args={"timeout": timeout, "check_same_thread": False})
+
+    @event.listens_for(engine, "connect")
+    def _pragmas(dbapi_connection: Any, _record: Any) -> None:
+        dbapi_connection.isolation_level = None  # SQLAlchemy's "begin" event says BEGIN
+        cursor = dbapi_connection.cursor()
+        for pragma in ("journal_mode=WAL", "synchronous=FULL", "foreign_keys=ON"):
+            cursor.execute(f"PRAGMA {pragma}")
+        cursor.execute(f"PRAGMA busy_timeout={int(timeout * 1000)}")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _begin(conn: Connection) -> None:
+        writing = conn.get_execution_options().get("classroom_write", False)
+        conn.exec_driver_sql("BEGIN IMMEDIATE" if writing else "BEGIN")
+
+    return engine
+
+
+def _postgres_engine(url: URL, timeout: float) -> Engine:
+    """PostgreSQL: a small bounded pool, pinged before use; connect and statement timeouts."""
+    options = " ".join(
+        part
+        for part in (
+            str(url.query.get("options", "")),
+            f"-c statement_timeout={STATEMENT_TIMEOUT_MS}",
+            f"-c lock_timeout={STATEMENT_TIMEOUT_MS}",
+            "-c idle_in_transaction_session_timeout=10000",
+        )
+        if part
+    )
+    return create_engine(
+        url,
+        pool_size=5,
+        max_overflow=5,
+        pool_timeout=timeout,
+        pool_pre_ping=True,
+        pool_recycle=1800,
+        connect_args={"connect_timeout": max(2, math.ceil(timeout)), "options": options},
+    )
+
+
+def make_engine(url: str, timeout: float = TIMEOUT) -> Engine:
+    """An engine for a SQLite file or a PostgreSQL database, set up as the class needs."""
+    parsed = make_url(url)
+    backend = parsed.get_backend_name()
+    if backend == "sqlite":
+        if parsed.database in (None, "", ":memory:"):
+            raise ValueError("The class store needs a SQLite file that every session shares.")
+        Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+        return _sqlite_engine(parsed, timeout)
+    if backend == "postgresql":
+        return _postgres_engine(parsed, timeout)
+    raise ValueError(
+        "The class store runs on SQLite or PostgreSQL: use a sqlite:// or "
+        "postgresql+psycopg:// URL."
+    )
+
+
+def _is_down(error: Exception) -> bool:
+    """Whether a database error means "not answering" rather than a bug."""
+    if isinstance(error, sa_exc.OperationalError | sa_exc.InterfaceError | sa_exc.TimeoutError):
+        return True
+    return isinstance(error, sa_exc.DBAPIError) and error.connection_invalidated
+
+
+def _json(value: Any) -> str:
+    """Compact JSON text; NaN or infinity is a bug, never stored."""
+    return json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+
+
+class Store:
+    """The class mode's data: rooms, students, the questions asked and the answers.
+
+    Example:
+        >>> store = Store("sqlite:///data/classroom.db")
+        >>> room = store.create_room()
+        >>> student = store.join(room.code, lang="en")
+        >>> _ = store.ask(room.code, room.teacher_key, "softmax_top")
+        >>> store.answer(room.code, student.token, "0.66")
+        '0.65–0.7'
+    """
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        max_students: int = MAX_STUDENTS,
+        lifetime: float = LIFETIME,
+        pace: float = PACE,
+        timeout: float = TIMEOUT,
+        clock: Callable[[], float] = time.time,
+        sleeper: Callable[[float], None] = time.sleep,
+    ) -> None:
+        """Open (and create or upgrade) the store at ``url``; if the database does not answer,
+        the tables are made by the first call that reaches it."""
+        self.max_students = max_students
+        self.lifetime = lifetime
+        self.pace = pace
+        self._clock = clock
+        self._sleep = sleeper
+        self._engine = make_engine(url, timeout)
+        self._insert = pg_insert if self._engine.dialect.name == "postgresql" else sqlite_insert
+        self._schema_lock = threading.Lock()
+        self._ready = False
+        with suppress(Unavailable):
+            self._ensure_schema()
+
+    def dispose(self) -> None:
+        """Close every pooled connection (tests, shutdown)."""
+        self._engine.dispose()
+
+    # --- plumbing -------------------------------------------------------------------------------
+
+    @contextmanager
+    def _transaction(self, write: bool, ensure: bool = True) -> Iterator[Connection]:
+        """One transaction, committed when the block ends; database outages become Unavailable."""
+        if ensure:
+            self._ensure_schema()
+        try:
+            with self._engine.connect() as conn:
+                conn = conn.execution_options(classroom_write=write)
+                with conn.begin():
+                    yield conn
+        except sa_exc.SQLAlchemyError as error:
+            if _is_down(error):
+                self._ready = False  # check the tables again when it is back (a new file?)
+                raise Unavailable() from error
+            raise
+
+    def _ensure_schema(self) -> None:
+        """Create or upgrade the tables once per Store (a lost race to another replica retried)."""
+        if self._ready:
+            return
+        with self._schema_lock:
+            for attempt in range(2):
+                try:
+                    with self._transaction(write=True, ensure=False) as conn:
+                        schema.upgrade(conn)
+                    break
+                except (sa_exc.IntegrityError, sa_exc.ProgrammingError):
+                    if attempt:
+                        raise
+            self._ready = True
+
+    def _room(self, conn: Connection, code: object, lock: bool = False) -> Row[Any]:
+        """The live room with this code; LookupError when none (or it expired)."""
+        normal = normalise_code(code)
+        query = select(ROOMS).where(ROOMS.c.code == normal, ROOMS.c.expires_at > self._clock())
+        row = conn.execute(query.with_for_update() if lock else query).first() if normal else None
+        if row is None:
+            raise LookupError(NO_ROOM)
+        return row
+
+    def _teacher_room(
+        self, conn: Connection, code: object, key: object, lock: bool = False
+    ) -> Row[Any]:
+        """The room, when ``key`` is its teacher key; PermissionError otherwise."""
+        room = self._room(conn, code, lock)
+        if not _key_matches(key, room.key_hash):
+            raise PermissionError(NOT_TEACHER)
+        return room
+
+    def _student(self, conn: Connection, room: Row[Any], token: object) -> Row[Any]:
+        """The student of ``room`` with this token; LookupError otherwise."""
+        row = None
+        if isinstance(token, str) and token:
+            query = select(STUDENTS).where(STUDENTS.c.token_hash == digest(token))
+            row = conn.execute(query).first()
+        if row is None or row.room_id != room.id:
+            raise LookupError(NOT_HERE)
+        return row
+
+    def _asked(self, conn: Connection, room: Row[Any]) -> _Asked | None:
+        """The question asked last in the room, or None while idle."""
+        if room.asked_id is None:
+            return None
+        row = conn.execute(select(ASKED).where(ASKED.c.id == room.asked_id)).one()
+        return _Asked(
+            id=row.id,
+            number=row.number,
+            question=QUESTIONS[row.question_id],
+            settings=json.loads(row.settings),
+            truth=Truth.from_json(json.loads(row.truth)),
+        )
+
+    def _counts(self, conn: Connection, asked: _Asked) -> dict[str, int]:
+        """Answer key → students for one asked question: every option in order (0s too), then
+        any other key by count."""
+        query = (
+            select(ANSWERS.c.answer_key, func.count())
+            .where(ANSWERS.c.asked_id == asked.id)
+            .group_by(ANSWERS.c.answer_key)
+        )
+        found = {str(key): int(n) for key, n in conn.execute(query)}
+        counts = {option: found.pop(option, 0) for option in asked.truth.options}
+        return counts | dict(sorted(found.items(), key=lambda item: (-item[1], item[0])))
+
+    def _bump(self, conn: Connection, room: Row[Any], **values: Any) -> None:
+        """Set ``values`` on the room and bump its version: phones see a teacher action."""
+        query = update(ROOMS).where(ROOMS.c.id == room.id)
+        conn.execute(query.values(version=ROOMS.c.version + 1, **values))
+
+    # --- rooms ----------------------------------------------------------------------------------
+
+    def create_room(self) -> Room:
+        """A new room with a fresh code and teacher key; expired rooms are deleted first."""
+        for _ in range(5):
+            key = secrets.token_urlsafe(KEY_BYTES)
+            code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+            try:
+                with self._transaction(write=True) as conn:
+                    now = self._clock()
+                    self._delete_rooms(conn, select(ROOMS.c.id).where(ROOMS.c.expires_at <= now))
+                    conn.execute(
+                        ROOMS.insert().values(
+                            code=code,
+                            key_hash=digest(key),
+                            created_at=now,
+                            expires_at=now + self.lifetime,
+                            phase="idle",
+                            version=0,
+                        )
+                    )
+                return Room(code, key)
+            except sa_exc.IntegrityError:
+                continue  # the code is taken: draw another
+        raise RuntimeError("Could not find a free room code: try again.")
+
+    def _delete_rooms(self, conn: Connection, room_ids: Any) -> None:
+        """Delete the rooms ``room_ids`` selects, with their students, questions and answers."""
+        asked_ids = select(ASKED.c.id).where(ASKED.c.room_id.in_(room_ids))
+        conn.execute(delete(ANSWERS).where(ANSWERS.c.asked_id.in_(asked_ids)))
+        conn.execute(delete(ASKED).where(ASKED.c.room_id.in_(room_ids)))
+        conn.execute(delete(STUDENTS).where(STUDENTS.c.room_id.in_(room_ids)))
+        conn.execute(delete(ROOMS).where(ROOMS.c.id.in_(room_ids)))
+
+    def is_teacher(self, code: str, key: str) -> bool:
+        """Whether ``key`` is this room's teacher key (LookupError for an unknown room)."""
+        with self._transaction(write=False) as conn:
+            return _key_matches(key, self._room(conn, code).key_hash)
+
+    def end(self, code: str, key: str) -> None:
+        """Delete the room, its students, questions and answers."""
+        with self._transaction(write=True) as conn:
+            room = self._teacher_room(conn, code, key, lock=True)
+            self._delete_rooms(conn, select(ROOMS.c.id).where(ROOMS.c.id == room.id))
+
+    def pulse(self, code: str) -> int:
+        """The room's version alone, in one small query: poll it, and read more when it moves."""
+        normal = normalise_code(code)
+        with self._transaction(write=False) as conn:
+            query = select(ROOMS.c.version).where(
+                ROOMS.c.code == normal, ROOMS.c.expires_at > self._clock()
+            )
+            version = conn.execute(query).scalar() if normal else None
+        if version is None:
+            raise LookupError(NO_ROOM)
+        return int(version)
+
+    def room(self, code: str) -> RoomView:
+        """What any phone may see: the question and its options; counts once shown, the truth
+        once revealed."""
+        with self._transaction(write=False) as conn:
+            room = self._room(conn, code)
+            asked = self._asked(conn, room)
+            counts = None
+            if asked is not None and PHASES.index(room.phase) >= PHASES.index("shown"):
+                counts = self._counts(conn, asked)
+        return _room_view(room.code, room.phase, room.version, asked, counts)
+
+    # --- the teacher's actions ------------------------------------------------------------------
+
+    def ask(
+        self, code: str, key: str, question_id: str, settings: dict[str, Any] | None = None
+    ) -> RoomView:
+        """Open ``question_id`` at its default settings, or ``settings`` merged over them, and
+        close the one before. The truth is computed now and kept with the question."""
+        with self._transaction(write=False) as conn:  # no computing for a wrong key
+            if not _key_matches(key, self._room(conn, code).key_hash):
+                raise PermissionError(NOT_TEACHER)
+        if not isinstance(question_id, str) or question_id not in QUESTIONS:
+            raise LookupError(f"There is no question called {question_id!r}.")
+        question = QUESTIONS[question_id]
+        chosen = question.settings(settings)
+        truth = question.compute(chosen)
+        with self._transaction(write=True) as conn:
+            room = self._teacher_room(conn, code, key, lock=True)
+            now = self._clock()
+            self._close_asked(conn, room, now)
+            number = (
+                conn.execute(
+                    select(func.count()).select_from(ASKED).where(ASKED.c.room_id == room.id)
+                ).scalar_one()
+                + 1
+            )
+            asked_id = conn.execute(
+                ASKED.insert()
+                .returning(ASKED.c.id)
+                .values(
+                    room_id=room.id,
+                    number=number,
+                    question_id=question_id,
+                    settings=_json(chosen),
+                    truth=_json(truth.to_json()),
+                    opened_at=now,
+                )
+            ).scalar_one()
+            self._bump(conn, room, phase="open", asked_id=asked_id)
+        asked = _Asked(int(asked_id), number, question, chosen, truth)
+        return _room_view(room.code, "open", room.version + 1, asked, None)
+
+    def _close_asked(self, conn: Connection, room: Row[Any], now: float) -> None:
+        """Stamp the room's current question closed, if it is still open."""
+        if room.asked_id is not None:
+            conn.execute(
+                update(ASKED)
+                .where(ASKED.c.id == room.asked_id, ASKED.c.closed_at.is_(None))
+                .values(closed_at=now)
+            )
+
+    def _advance(self, code: str, key: str, phase: str) -> RoomView:
+        """Close the current question and move the room to ``phase`` (never back)."""
+        with self._transaction(write=True) as conn:
+            room = self._teacher_room(conn, code, key, lock=True)
+            if room.phase == "idle":
+                raise ValueError("No question has been asked yet: ask one first.")
+            self._close_asked(conn, room, self._clock())
+            phase = max(room.phase, phase, key=PHASES.index)
+            self._bump(conn, room, phase=phase)
+            asked = self._asked(conn, room)
+            shown = PHASES.index(phase) >= PHASES.index("shown")
+            counts = self._counts(conn, asked) if shown and asked is not None else None
+        return _room_view(room.code, phase, room.version + 1, asked, counts)
+
+    def close(self, code: str, key: str) -> RoomView:
+        """Stop taking answers to the current question."""
+        return self._advance(code, key, "closed")
+
+    def show_answers(self, code: str, key: str) -> RoomView:
+        """Show every phone the class's counts (closes the question: no copying once shown)."""
+        return self._advance(code, key, "shown")
+
+    def reveal(self, code: str, key: str) -> RoomView:
+        """Show every phone the truth and the app's figure (closes the question too)."""
+        return self._advance(code, key, "revealed")
+
+    def tally(self, code: str, key: str) -> Tally:
+        """The current question's counts, at any phase, for the teacher."""
+        with self._transaction(write=False) as conn:
+            room = self._teacher_room(conn, code, key)
+            joined = conn.execute(
+                select(func.count()).select_from(STUDENTS).where(STUDENTS.c.room_id == room.id)
+            ).scalar_one()
+            asked = self._asked(conn, room)
+            counts = self._counts(conn, asked) if asked is not None else {}
+        question_id = asked.question.id if asked is not None else None
+        return Tally(question_id, room.phase, joined, sum(counts.values()), counts)
+
+    def students(self, code: str, key: str) -> tuple[StudentRow, ...]:
+        """Every student of the room in the order they joined, and whether they answered."""
+        with self._transaction(write=False) as conn:
+            room = self._teacher_room(conn, code, key)
+            answered = ANSWERS.c.asked_id == room.asked_id
+            query = (
+                select(STUDENTS.c.id, STUDENTS.c.nickname, ANSWERS.c.id.is_not(None))
+                .select_from(
+                    STUDENTS.outerjoin(ANSWERS, (ANSWERS.c.student_id == STUDENTS.c.id) & answered)
+                )
+                .where(STUDENTS.c.room_id == room.id)
+                .order_by(STUDENTS.c.id)
+            )
+            rows = conn.execute(query).all()
+        return tuple(StudentRow(int(i), str(name), bool(done)) for i, name, done in rows)
+
+    def remove(self, code: str, key: str, student_id: int) -> None:
+        """Remove a student and their answers: their token stops working."""
+        with self._transaction(write=True) as conn:
+            room = self._teacher_room(conn, code, key, lock=True)
+            mine = (STUDENTS.c.id == student_id) & (STUDENTS.c.room_id == room.id)
+            if conn.execute(select(STUDENTS.c.id).where(mine)).first() is None:
+                raise LookupError("There is no such student in this class.")
+            conn.execute(delete(ANSWERS).where(ANSWERS.c.student_id == student_id))
+            conn.execute(delete(STUDENTS).where(mine))
+            self._bump(conn, room)
+
+    def export_csv(self, code: str, key: str) -> str:
+        """Every answer of the room as CSV: nickname, question, answer, right, time (UTC)."""
+        with self._transaction(write=False) as conn:
+            room = self._teacher_room(conn, code, key)
+            query = (
+                select(
+                    STUDENTS.c.nickname,
+                    ASKED.c.question_id,
+                    ASKED.c.number,
+                    ASKED.c.truth,
+                    ANSWERS.c.value,
+                    ANSWERS.c.answer_key,
+                    ANSWERS.c.answered_at,
+                )
+                .select_from(
+                    ANSWERS.join(ASKED, ANSWERS.c.asked_id == ASKED.c.id).join(
+                        STUDENTS, ANSWERS.c.student_id == STUDENTS.c.id
+                    )
+                )
+                .where(ASKED.c.room_id == room.id)
+                .order_by(ASKED.c.number, ANSWERS.c.answered_at, ANSWERS.c.id)
+            )
+            rows = conn.execute(query).all()
+        return _csv(rows)
+
+    # --- the students' actions ------------------------------------------------------------------
+
+    def join(self, code: str, nickname: str | None = None, lang: str = "zh") -> Student:
+        """Join the room as a new student, with a generated nickname in ``lang`` unless one is
+        given (a number is added when it is taken)."""
+        lang = names.check_lang(lang)
+        chosen = None if nickname is None else clean_nickname(nickname)
+        token = secrets.token_urlsafe(KEY_BYTES)
+        with self._transaction(write=True) as conn:
+            room = self._room(conn, code, lock=True)
+            query = select(STUDENTS.c.nickname).where(STUDENTS.c.room_id == room.id)
+            taken = set(conn.execute(query).scalars())
+            if len(taken) >= self.max_students:
+                raise ValueError(
+                    f"This class is full ({self.max_students} students): ask your teacher."
+                )
+            name = names.unique_name(chosen, taken) if chosen else names.nickname(lang, taken)
+            student_id = conn.execute(
+                STUDENTS.insert()
+                .returning(STUDENTS.c.id)
+                .values(
+                    room_id=room.id,
+                    token_hash=digest(token),
+                    nickname=name,
+                    lang=lang,
+                    joined_at=self._clock(),
+                )
+            ).scalar_one()
+        return Student(int(student_id), token, name, lang)
+
+    def rename(self, code: str, token: str, nickname: str) -> str:
+        """Change my nickname; return it as stored. ValueError when someone else has it."""
+        name = clean_nickname(nickname)
+        with self._transaction(write=True) as conn:
+            room = self._room(conn, code, lock=True)
+            student = self._student(conn, room, token)
+            same = (STUDENTS.c.room_id == room.id) & (STUDENTS.c.nickname == name)
+            other = conn.execute(select(STUDENTS.c.id).where(same)).scalar()
+            if other is not None and other != student.id:
+                raise ValueError("Someone in this class already has that nickname: pick another.")
+            conn.execute(update(STUDENTS).where(STUDENTS.c.id == student.id).values(nickname=name))
+        return name
+
+    def me(self, code: str, token: str) -> StudentView:
+        """My nickname, my answer to the current question, and whether it was right once the
+        teacher revealed the truth."""
+        with self._transaction(write=False) as conn:
+            room = self._room(conn, code)
+            student = self._student(conn, room, token)
+            asked = self._asked(conn, room)
+            mine = None
+            if asked is not None:
+                query = select(ANSWERS.c.value, ANSWERS.c.answer_key).where(
+                    ANSWERS.c.asked_id == asked.id, ANSWERS.c.student_id == student.id
+                )
+                mine = conn.execute(query).first()
+        right = None
+        if mine is not None and asked is not None and room.phase == "revealed":
+            right = mine.answer_key == asked.truth.answer
+        return StudentView(
+            nickname=student.nickname,
+            lang=student.lang,
+            phase=room.phase,
+            question_id=asked.question.id if asked is not None else None,
+            answer=mine.value if mine is not None else None,
+            answer_key=mine.answer_key if mine is not None else None,
+            right=right,
+        )
+
+    def answer(self, code: str, token: str, value: object) -> str:
+        """Answer the open question (the last answer counts); return its key in the tally.
+
+        The answer is checked first in a read, so a bad one never waits or takes a write lock;
+        one closer than ``pace`` seconds to this student's last answer waits the remainder
+        (outside any transaction), then is accepted and committed before this returns.
+        """
+        with self._transaction(write=False) as conn:
+            student, asked = self._answerable(conn, code, token)
+            asked.question.normalise(asked.truth, value)
+            last = student.last_answer_at
+        wait = 0.0 if last is None else min(self.pace, last + self.pace - self._clock())
+        if wait > 0:
+            self._sleep(wait)
+        with self._transaction(write=True) as conn:
+            student, asked = self._answerable(conn, code, token)
+            text, key = asked.question.normalise(asked.truth, value)
+            now = self._clock()
+            values = {"value": text, "answer_key": key, "answered_at": now}
+            statement = self._insert(ANSWERS).values(
+                asked_id=asked.id, student_id=student.id, **values
+            )
+            conn.execute(
+                statement.on_conflict_do_update(
+                    index_elements=[ANSWERS.c.asked_id, ANSWERS.c.student_id], set_=values
+                )
+            )
+            query = update(STUDENTS).where(STUDENTS.c.id == student.id)
+            conn.execute(query.values(last_answer_at=now))
+        return key
+
+    def _answerable(self, conn: Connection, code: str, token: str) -> tuple[Row[Any], _Asked]:
+        """The student and the open question they may answer; ValueError when none is open."""
+        room = self._room(conn, code)
+        student = self._student(conn, room, token)
+        asked = self._asked(conn, room)
+        if asked is None:
+            raise ValueError("The teacher has not asked a question yet.")
+        if room.phase != "open":
+            raise ValueError("The teacher has closed this question.")
+        return student, asked
+
+
+def _key_matches(key: object, key_hash: str) -> bool:
+    """Whether ``key`` hashes to ``key_hash``, compared in constant time."""
+    if not isinstance(key, str):
+        return False
+    return hmac.compare_digest(digest(key), key_hash)
+
+
+def _room_view(
+    code: str, phase: str, version: int, asked: _Asked | None, counts: dict[str, int] | None
+) -> RoomView:
+    """A RoomView: counts only when given (shown), the truth only once revealed."""
+    revealed = phase == "revealed"
+    truth = asked.truth if asked is not None else None
+    return RoomView(
+        code=code,
+        phase=phase,
+        version=version,
+        question_id=asked.question.id if asked is not None else None,
+        number=asked.number if asked is not None else None,
+        kind=asked.question.kind if asked is not None else None,
+        page=asked.question.page if asked is not None else None,
+        settings=asked.settings if asked is not None else None,
+        options=truth.options if truth is not None else (),
+        option_text=truth.option_text if truth is not None else {},
+        args=truth.args if truth is not None else {},
+        counts=counts,
+        answered=sum(counts.values()) if counts is not None else None,
+        answer=truth.answer if truth is not None and revealed else None,
+        value=truth.value if truth is not None and revealed else None,
+        chart=truth.chart if truth is not None and revealed else None,
+    )
+
+
+def _csv(rows: Sequence[Any]) -> str:
+    """The export's CSV text; a question asked again is named with its ask number."""
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(CSV_COLUMNS)
+    asks: dict[str, list[int]] = {}
+    for row in rows:
+        numbers = asks.setdefault(row.question_id, [])
+        if row.number not in numbers:
+            numbers.append(row.number)
+        repeat = numbers.index(row.number) + 1
+        question = row.question_id + (f" ({repeat})" if repeat > 1 else "")
+        right = row.answer_key == json.loads(row.truth)["answer"]
+        time_utc = datetime.fromtimestamp(row.answered_at, UTC).isoformat(timespec="seconds")
+        cells = (row.nickname, question, row.value, "true" if right else "false", time_utc)
+        writer.writerow([csv_cell(str(cell)) for cell in cells])
+    return out.getvalue()

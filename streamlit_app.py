@@ -5,27 +5,13 @@ from ui import boot
 boot.import_all()  # before anything else: no first run may meet a half-imported module
 
 import streamlit as st  # noqa: E402
-from streamlit.navigation.page import StreamlitPage  # noqa: E402
 
-from ui.kit import memory, state  # noqa: E402
-from ui.kit.pages import FAVICON, PAGES  # noqa: E402
+from ui.kit import memory, notes, screen, state  # noqa: E402
+from ui.kit.pages import FAVICON  # noqa: E402
 from ui.kit.text import t  # noqa: E402
 
-
-def navigation_pages(lang: str) -> list[StreamlitPage]:
-    """The app's pages in ``lang``, built once per session and language (not shared between
-    sessions: navigation marks the page object it returns)."""
-    key = f"_pages_{lang}"
-    if key not in st.session_state:
-        st.session_state[key] = [
-            st.Page(page.file, title=t(page.title_key, lang), icon=page.icon, url_path=page.path)
-            for page in PAGES
-        ]
-    return st.session_state[key]
-
-
 memory.tune()  # before the first large allocation of a run
-state.begin_run()
+notes.begin_run()
 link_notes = state.init_lang() + state.init_present()
 st.set_page_config(
     page_title="注意力实验室 · Attention Lab",
@@ -33,13 +19,13 @@ st.set_page_config(
     layout="wide",
     initial_sidebar_state="collapsed",
 )
-page = st.navigation(navigation_pages(state.lang()), position="top")
+page = st.navigation(state.navigation_pages(state.lang()), position="top")
 # After the navigation (a rerun it brings stays on this page), before any widget (one the
 # browser has not set up yet when it asks for the rerun comes back with its default).
-state.watch_width(link_notes)
-st.html(state.screen_css())
+screen.watch_width(link_notes)
+st.html(screen.screen_css(state.present(), t("nav_more", state.lang())))
 state.app_switches()
-state.show_notes(link_notes)
+notes.show_notes(link_notes, state.lang())
 
 try:
     page.run()

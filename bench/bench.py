@@ -28,6 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from bench.serve import ROOT, streamlit_server
+from ui.kit.pages import PAGES as REGISTERED
 from ui.train.settings import STEPS_MAX
 from viz_core import attention, dot_product_variance, make_qkv, multi_head_attention, saturation
 from viz_core.lessons import sample_dot_products
@@ -97,7 +98,7 @@ def script_time(path: str, page: str | None, runs: int) -> float:
     return statistics.median(times)
 
 
-PAGES = ("lab", "softmax", "scaling", "steps", "quiz", "train", "kernel", "variants")
+PAGES = tuple(page.path for page in REGISTERED)  # every page, as the registry lists them
 
 
 def served_reruns(quick: bool) -> dict[str, float]:
@@ -246,7 +247,7 @@ def heaviest_time(page: str) -> tuple[float, float, float, int]:
         if key is None:
             clear_all()
         else:
-            at.number_input(key=key).set_value(value)
+            at.number_input(key=f"{page}_{key}").set_value(value)  # the page's widget
         with script_runs() as seconds:
             at.run()
         cold.append(max(seconds))
@@ -424,14 +425,19 @@ def press_preset(page, received: list[int]) -> tuple[float, float]:
 # clicks its "next" button. The yardstick's Enter is the measure of them all.
 INTERACTIONS = {
     "yardstick": ("", "weights_heatmap", "text", SENTENCES),
-    "lab": ("", "weights_heatmap", "text", SENTENCES),
-    "softmax": ("softmax", "softmax_bars", "values", [f"{i}, 2, 0.5, -1" for i in range(3, 10)]),
-    "scaling": ("scaling", "dot_histogram", "d", [str(100 + 37 * i) for i in range(7)]),
-    "steps": ("steps", "step_scores", "step_next", [""] * 7),
-    "train": ("train", "loss_curves", "seed", [str(11 + i) for i in range(7)]),
-    "kernel": ("kernel", "online_softmax_steps", "block", list("2456783")),  # not its default 1
-    "variants": ("variants?variant=window", "window_heatmap", "window", list("2456789")),  # not 3
-    "model": ("model", "model_heads", "text", SENTENCES),
+    "lab": ("", "weights_heatmap", "lab_text", SENTENCES),
+    "softmax": (
+        "softmax",
+        "softmax_bars",
+        "softmax_values",
+        [f"{i}, 2, 0.5, -1" for i in range(3, 10)],
+    ),
+    "scaling": ("scaling", "dot_histogram", "scaling_d", [str(100 + 37 * i) for i in range(7)]),
+    "steps": ("steps", "step_scores", "steps_next", [""] * 7),
+    "train": ("train", "loss_curves", "train_seed", [str(11 + i) for i in range(7)]),
+    "kernel": ("kernel", "online_softmax_steps", "kernel_block", list("2456783")),  # not 1
+    "variants": ("variants?variant=window", "window_heatmap", "variants_window", list("2456789")),
+    "model": ("model", "model_heads", "model_text", SENTENCES),
 }
 # A chart's drawing: its raster images, its marks' paths and its texts.
 DRAWING = """(key) => [...document.querySelectorAll(`.st-key-${key} svg.main-svg`)].map(svg =>

@@ -10,6 +10,7 @@ the whole page script under AppTest, and the figure bytes one rerun sends.
 import argparse
 import time
 import tracemalloc
+from dataclasses import replace
 from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
@@ -42,9 +43,7 @@ def best_of(repeats: int, call: object) -> float:
 def pair_call(query: dict[str, str]) -> object:
     """The page's one core call for a URL query."""
     params, _ = TrainParams.parse(query)
-    return lambda: compute.train_pair(
-        task=params.task, d=params.d, steps=params.steps, optimizer=params.optimizer, seed=0
-    )
+    return lambda: compute.train_pair(replace(params, seed=0))
 
 
 def core_times(repeats: int) -> None:

@@ -68,11 +68,11 @@ def chart_keys(at):
 
 @pytest.fixture
 def draw_waits(monkeypatch):
-    """Every wait a page makes for its chart to be drawn (``state.let_draw``), counted instead."""
-    from ui.kit import state
+    """Every wait a page makes for its chart to be drawn (``notes.let_draw``), counted instead."""
+    from ui.kit import notes
 
     waits = []
-    monkeypatch.setattr(state, "let_draw", lambda: waits.append(1))
+    monkeypatch.setattr(notes, "let_draw", lambda: waits.append(1))
     return waits
 
 
@@ -94,6 +94,13 @@ def open_app(page="lab", **query):
         at.switch_page(f"ui/{page}/page.py").run()
     assert not at.exception, [e.value for e in at.exception]
     return at
+
+
+def navigate(at, page):
+    """Click a page in the top bar: Streamlit opens it without the query of the page before."""
+    for key in list(at.query_params):
+        del at.query_params[key]
+    return at.switch_page(f"ui/{page}/page.py").run()
 
 
 @pytest.fixture(autouse=True)

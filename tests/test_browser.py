@@ -16,6 +16,8 @@ from browser_support import (
     wait_idle,
 )
 
+from ui.kit.pages import PAGES as REGISTERED
+
 pytestmark = pytest.mark.browser
 STREAMLIT_PROBE = re.compile(r"/[\w-]+/_stcore/(health|host-config)$")
 
@@ -96,7 +98,7 @@ def url_settings(page, *keys):
 
 
 def selected_row_text(page):
-    return page.locator(".st-key-row input").input_value()
+    return page.locator(".st-key-lab_row input").input_value()
 
 
 def test_lab_loads_without_errors_and_draws_chinese_ticks(page, server):
@@ -139,7 +141,7 @@ def test_one_drawn_click_square_still_hovers_and_clicks_every_cell(page, server)
 def test_typing_a_sentence_and_enter_redraws_with_its_tokens(page, server):
     """Type 我爱我家, press Enter: the heatmap's rows become [CLS] 我 爱 我 家 [SEP]."""
     open_app(page, server)
-    box = page.locator(".st-key-text input")
+    box = page.locator(".st-key-lab_text input")
     box.fill("我爱我家")
     box.press("Enter")
     wait_idle(page, settle_ms=800)
@@ -151,7 +153,7 @@ def test_after_a_new_sentence_the_row_box_names_its_token_and_the_next_change_wo
     sentence's token, and the next setting (a d preset) must redraw, not fail on the old one."""
     open_app(page, server, "?lang=en")
     assert selected_row_text(page).startswith("2 · 喜")
-    box = page.locator(".st-key-text input")
+    box = page.locator(".st-key-lab_text input")
     box.fill("我爱我家")
     box.press("Enter")
     wait_idle(page, settle_ms=800)
@@ -174,8 +176,8 @@ def test_a_d_the_heads_do_not_divide_resets_them_in_the_same_view(page, server):
     assert page.locator("[data-testid='stException']").count() == 0
     assert url_settings(page, "d", "heads", "head") == {"d": "64", "heads": "1", "head": "0"}
     page.locator("[data-testid='stPopover'] button").first.click()
-    assert page.locator(".st-key-heads input").input_value() == "1"
-    page.locator(".st-key-heads").click()
+    assert page.locator(".st-key-lab_heads input").input_value() == "1"
+    page.locator(".st-key-lab_heads").click()
     listed = page.get_by_role("option").all_text_contents()
     assert listed == [str(h) for h in (1, 2, 4, 8, 16, 32, 64)], listed
 
@@ -184,7 +186,7 @@ def test_toggling_scaling_changes_the_weights(page, server):
     """Scaling off at d = 1536: the drawn weights change and one of them nears 1."""
     open_app(page, server, "?d=1536")
     before = cell_texts(page, "weights_heatmap")
-    page.locator(".st-key-scale label").click()
+    page.locator(".st-key-lab_scale label").click()
     wait_idle(page, settle_ms=800)
     after = cell_texts(page, "weights_heatmap")
     assert before != after
@@ -197,7 +199,7 @@ def test_a_shared_url_reproduces_the_same_numbers(page, server, chromium_browser
     open_app(page, server, "?seed=11&lang=en")
     page.get_by_role("radio", name="1,536", exact=True).click()
     wait_idle(page, settle_ms=800)
-    page.locator(".st-key-mask label").filter(has_text="Causal").click()
+    page.locator(".st-key-lab_mask label").filter(has_text="Causal").click()
     wait_idle(page, settle_ms=800)
     assert "d=1536" in page.url and "mask=causal" in page.url
     expected = cell_texts(page, "weights_heatmap")
@@ -245,16 +247,8 @@ def test_switching_language_keeps_every_setting(page, server):
     screenshot(page, "lab-en")
 
 
-PAGES = {
-    "": "weights_heatmap",
-    "softmax": "softmax_bars",
-    "scaling": "variance_chart",
-    "steps": "step_q",
-    "quiz": None,
-    "train": "loss_curves",
-    "kernel": "online_softmax_steps",
-    "variants": "gqa_heads",
-}
+# Every page with the chart its first screen shows, as PAGES lists them (the lab at "/").
+PAGES = {("" if page is REGISTERED[0] else page.path): page.chart for page in REGISTERED}
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
@@ -281,7 +275,7 @@ def test_d_preset_and_mask_change_the_figures(page, server):
     wait_idle(page, settle_ms=800)
     after_d = cell_texts(page, "weights_heatmap")
     assert after_d != before and "d=1536" in page.url
-    page.locator(".st-key-mask label").filter(has_text="Causal").click()
+    page.locator(".st-key-lab_mask label").filter(has_text="Causal").click()
     wait_idle(page, settle_ms=800)
     after_mask = cell_texts(page, "weights_heatmap")
     assert after_mask != after_d and "mask=causal" in page.url
@@ -346,7 +340,7 @@ def test_controls_are_reachable_with_the_keyboard(page, server):
                 " return box ? [...box.classList].find(c => c.startsWith('st-key-')) : ''; }"
             )
         )
-    for key in ["text", "d", "d_preset", "mask", "row"]:
+    for key in ["lab_text", "lab_d", "lab_d_preset", "lab_mask", "lab_row"]:
         assert f"st-key-{key}" in reached, sorted(reached)
 
 
@@ -355,13 +349,13 @@ def test_controls_are_reachable_with_the_keyboard(page, server):
 PROJECTOR = {"width": 1280, "height": 720}
 # Each page's main figure and the controls its lesson needs, in presenter mode.
 FIRST_SCREEN = {
-    "": ["d", "scale", "mask", "stage", "weights_heatmap", "row_bars"],
-    "softmax": ["values", "divisor", "softmax_bars"],
-    "scaling": ["distribution", "d", "dot_histogram"],
-    "steps": ["step_prev", "step_next", "step", "step_q"],
-    "train": ["task", "d", "optimizer", "loss_curves"],
-    "kernel": ["section", "online_softmax_steps"],
-    "variants": ["variant", "gqa_heads"],
+    "": ["lab_d", "lab_scale", "lab_mask", "lab_stage", "weights_heatmap", "row_bars"],
+    "softmax": ["softmax_values", "softmax_divisor", "softmax_bars"],
+    "scaling": ["scaling_distribution", "scaling_d", "dot_histogram"],
+    "steps": ["steps_prev", "steps_next", "steps_step", "step_q"],
+    "train": ["train_task", "train_d", "train_optimizer", "loss_curves"],
+    "kernel": ["kernel_section", "online_softmax_steps"],
+    "variants": ["variants_variant", "gqa_heads"],
 }
 
 
@@ -506,7 +500,7 @@ def test_a_new_sentence_on_the_model_page_resends_only_what_depends_on_it(page, 
     wait_idle(page, settle_ms=800)
     assert any("How this model was trained" in frame for frame in frames)  # the whole page
     frames.clear()
-    box = page.locator(".st-key-text input")
+    box = page.locator(".st-key-model_text input")
     box.fill("今天天气很好")
     box.press("Enter")
     wait_idle(page, settle_ms=800)
@@ -520,7 +514,7 @@ def test_a_new_sentence_on_the_model_page_resends_only_what_depends_on_it(page, 
 def test_a_model_page_s_new_heads_arrive_before_its_guesses(page, server):
     """/model: after a new sentence the frame with the new heads comes at least most of DRAWN
     before the frame with the guesses' bars, so the browser draws the heads first."""
-    from ui.kit.state import DRAWN
+    from ui.kit.notes import DRAWN
 
     page.goto(f"{server}/model?lang=en")
     wait_idle(page, settle_ms=800)
@@ -528,7 +522,7 @@ def test_a_model_page_s_new_heads_arrive_before_its_guesses(page, server):
     page.reload()
     wait_idle(page, settle_ms=800)
     frames.clear()
-    box = page.locator(".st-key-text input")
+    box = page.locator(".st-key-model_text input")
     box.fill("我们去公园")
     box.press("Enter")
     wait_idle(page, settle_ms=800)
@@ -549,7 +543,7 @@ def test_scaling_resends_the_histogram_for_a_d_and_the_page_for_a_distribution(p
     page.wait_for_selector(".st-key-variance_chart svg.main-svg", timeout=60_000)
     assert any("Saturation: softmax turns one-hot" in frame for frame in frames)
     frames.clear()
-    page.locator(".st-key-sc_preset_1536 button").click()
+    page.locator(".st-key-scaling_d_1536 button").click()
     wait_idle(page, settle_ms=800)
     sent = "".join(frames)
     assert "1,536" in sent and "Saturation: softmax turns one-hot" not in sent

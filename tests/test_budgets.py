@@ -188,12 +188,12 @@ def test_all_caches_together_are_bounded():
 
     from conftest import ROOT
 
-    from ui.lab.compute import compute_lab
+    from ui.lab.compute import _run_lab
 
     for body in sorted((ROOT / "ui").glob("*/body.py")):  # importing a page declares its caches
         importlib.import_module(f"ui.{body.parent.name}.body")
-    assert compute_lab.cache in cache.CACHES
-    assert {"train_run", "compute_variants", "compute"} <= {c.name for c in cache.CACHES}
+    assert _run_lab.cache in cache.CACHES
+    assert {"train_run", "_variants", "compute"} <= {c.name for c in cache.CACHES}
     assert "figures" in {c.name for c in cache.CACHES}
     # caches that other tests declare inside their functions are not the app's
     declared = [c for c in cache.CACHES if "<locals>" not in c.name]
@@ -202,12 +202,13 @@ def test_all_caches_together_are_bounded():
 
 def test_the_lab_cache_stays_within_its_budget_whatever_arrives():
     """Twelve different heaviest settings: the lab cache never keeps more than its budget."""
-    from ui.lab.compute import LAB_CACHE_MB, compute_lab
+    from ui.lab.compute import LAB_CACHE_MB, _run_lab, compute_lab
+    from ui.lab.settings import LabParams
 
     for seed in range(12):
-        compute_lab(**{**HEAVIEST_LAB, "seed": seed, "source": "embedding"})
-        assert compute_lab.cache.total <= LAB_CACHE_MB * MB
-    assert 1 <= len(compute_lab.cache) < 12
+        compute_lab(LabParams(**{**HEAVIEST_LAB, "seed": seed, "source": "embedding"}))
+        assert _run_lab.cache.total <= LAB_CACHE_MB * MB
+    assert 1 <= len(_run_lab.cache) < 12
 
 
 def figure_bytes(at):

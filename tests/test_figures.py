@@ -15,7 +15,6 @@ from numpy.testing import assert_allclose, assert_array_equal
 
 from ui.kit import figures
 from ui.kit.heatmap import (
-    CELL_FONT,
     Matrix,
     column_ticks,
     heatmap,
@@ -23,6 +22,8 @@ from ui.kit.heatmap import (
     numbers_fit,
     shorten,
 )
+from ui.kit.pages import PAGES as REGISTERED
+from ui.kit.typography import LAPTOP, PHONE, PROJECTOR
 from ui.lab import figures as lab_figures
 from viz_core import run_lab
 
@@ -34,7 +35,7 @@ def heatmap_trace(fig):
 
 def draw(z, rows, cols=None, **options):
     """One matrix as the app draws it, in English."""
-    spec = {k: options.pop(k) for k in list(options) if k not in ("large", "share", "per_row")}
+    spec = {k: options.pop(k) for k in list(options) if k not in ("screen", "share", "per_row")}
     return heatmap(Matrix(z, tuple(rows), tuple(cols or rows), **spec), lang="en", **options)
 
 
@@ -120,19 +121,19 @@ def test_click_layer_covers_every_cell():
     assert fig["data"][0]["hoverinfo"] == "skip"
 
 
-@pytest.mark.parametrize("large", [False, True])
-def test_cell_numbers_are_at_least_12_px_and_only_where_they_fit(large):
+@pytest.mark.parametrize("screen", [LAPTOP, PROJECTOR], ids=["laptop", "projector"])
+def test_cell_numbers_are_at_least_12_px_and_only_where_they_fit(screen):
     """The lab's 9 × 9 prints its numbers at ≥ 12 px in square cells wider than the widest
     number; 32 × 32 in the same room leaves them to the hover."""
     tokens = tuple("我喜欢人工智能能能")
-    nine = draw(np.full((9, 9), 0.11), tokens, scale="weights", large=large, share=0.58)
+    nine = draw(np.full((9, 9), 0.11), tokens, scale="weights", screen=screen, share=0.58)
     trace = heatmap_trace(nine)
-    assert trace["textfont"]["size"] == CELL_FONT[large] >= 12
+    assert trace["textfont"]["size"] == screen.cell_font >= 12
     layout = nine["layout"]
     cell = (layout["height"] - layout["margin"]["t"] - layout["margin"]["b"]) / 9
     assert figures.text_width("0.11", trace["textfont"]["size"]) + 4 <= cell
     tokens = ("[CLS]", *("字" * 30), "[SEP]")
-    many = draw(np.zeros((32, 32)), tokens, large=large, share=0.58)
+    many = draw(np.zeros((32, 32)), tokens, screen=screen, share=0.58)
     assert "text" not in heatmap_trace(many) and heatmap_trace(many)["customdata"]
 
 
@@ -252,18 +253,18 @@ def test_row_bars_first_trace_is_the_chosen_setting():
     assert fig["data"][0]["name"] == "不缩放" and fig["data"][1]["name"] == "缩放 ÷√d"
 
 
-@pytest.mark.parametrize("large", [False, True])
-def test_row_bars_put_the_chosen_weights_under_their_keys_only_where_they_fit(large):
+@pytest.mark.parametrize("screen", [LAPTOP, PROJECTOR], ids=["laptop", "projector"])
+def test_row_bars_put_the_chosen_weights_under_their_keys_only_where_they_fit(screen):
     """The chosen run's weights, to two decimals, under each key while numbers and keys leave a
     gap between neighbours (the projector's wider panel); else the keys alone; never above the
     bars (Plotly measures each of those on every redraw)."""
     result = run_lab("我喜欢人工智能")
     row = result.steps.weights[2]
     fig = lab_figures.row_bars(
-        row, result.contrast.weights[2], result.tokens, scaled=True, lang="en", large=large
+        row, result.contrast.weights[2], result.tokens, scaled=True, lang="en", screen=screen
     )
     ticks = fig["layout"]["xaxis"]["ticktext"]
-    if large:  # 422 px for 9 keys: 37 px each, "0.30" is about 24
+    if screen is PROJECTOR:  # 422 px for 9 keys: 37 px each, "0.30" is about 24
         assert ticks == [f"{token}<br>{w:.2f}" for token, w in zip(result.tokens, row, strict=True)]
     else:  # 312 px: 25 px each, too close for numbers
         assert ticks == [html.escape(token) for token in result.tokens]
@@ -301,18 +302,19 @@ def test_small_multiples_have_one_panel_per_row():
     assert math.isclose(sum(fig["data"][0]["y"]), 1.0)
 
 
-PAGES = [
+# Every page as a link opens it (from PAGES: a new page is swept without an edit here), then
+# the settings that draw other figures.
+PAGES = [(page.path, {}) for page in REGISTERED] + [
     ("lab", {"stage": "all", "heads": "4", "d": "64", "mask": "causal"}),
     ("lab", {"stage": "output", "source": "embedding"}),
     ("lab", {"text": "".join(chr(0x4E00 + 7 * i) for i in range(40)), "mask": "padding"}),
-    ("softmax", {}),
-    ("scaling", {}),
     ("steps", {"step": "4"}),
     ("train", {"steps": "50"}),
     ("kernel", {"section": "flash"}),
     ("kernel", {"section": "cache"}),
-    ("variants", {"variant": "gqa"}),
     ("variants", {"variant": "rope"}),
+    ("variants", {"variant": "cross"}),
+    ("model", {"mask_at": "0"}),
 ]
 
 
@@ -336,7 +338,7 @@ def test_every_chart_is_an_ordinary_plotly_figure(page, query, monkeypatch):
     at = open_app(page, lang="en", **query)
     assert sent and all(type(fig) is go.Figure for fig in sent)
     charts = at.get("plotly_chart")  # the page's; a link to another page first ran the lab
-    for fig, shown in zip(sent[-len(charts) :], charts, strict=True):
+    for fig, shown in zip(sent[len(sent) - len(charts) :], charts, strict=True):
         copy = go.Figure(fig).update_layout(title_text="changed", height=123)
         assert copy.layout.height == 123
         assert json.loads(shown.proto.spec) == json.loads(pio.to_json(fig, validate=False))
@@ -400,7 +402,7 @@ def test_a_phone_gets_a_figure_as_wide_as_its_screen_with_numbers_only_where_the
     weights = np.random.default_rng(0).dirichlet(np.ones(9), 9)
     matrix = Matrix(weights, PHONE_TOKENS, PHONE_TOKENS, "weights")
     laptop = heatmap(matrix, lang="en", share=0.58)
-    phone = heatmap(matrix, lang="en", share=0.58, phone=True)
+    phone = heatmap(matrix, lang="en", share=0.58, screen=PHONE)
     assert laptop["layout"]["width"] > 390 >= phone["layout"]["width"]
     for fig in (laptop, phone):
         numbered = "text" in fig["data"][0]
@@ -412,8 +414,8 @@ def test_a_phone_gets_a_figure_as_wide_as_its_screen_with_numbers_only_where_the
 def test_a_phone_wraps_a_figure_of_many_panels_two_to_a_row():
     weights = np.full((9, 9), 1 / 9)
     panels = [Matrix(weights, PHONE_TOKENS, PHONE_TOKENS, "weights") for _ in range(8)]
-    for phone, across in ((False, 4), (True, 2)):
-        layout = heatmap(panels, lang="en", per_row=4, phone=phone)["layout"]
+    for screen, across in ((LAPTOP, 4), (PHONE, 2)):
+        layout = heatmap(panels, lang="en", per_row=4, screen=screen)["layout"]
         domains = {tuple(layout[key]["domain"]) for key in layout if key.startswith("xaxis")}
         assert len(domains) == across
 
@@ -431,8 +433,8 @@ def test_a_panel_title_wider_than_its_panel_is_broken_in_two_and_given_the_room(
         Matrix(weights, tokens, tokens, "weights", title=f"layer {i // 4 + 1} · head {i % 4 + 1}")
         for i in range(8)
     ]
-    for phone, broken in ((True, True), (False, False)):
-        fig = heatmap(panels, lang="en", per_row=4, phone=phone)
+    for screen, broken in ((PHONE, True), (LAPTOP, False)):
+        fig = heatmap(panels, lang="en", per_row=4, screen=screen)
         layout = fig["layout"]
         titles = [note["text"] for note in layout["annotations"]]
         expected = [m.title.replace(" · ", "<br>") if broken else m.title for m in panels]
@@ -452,21 +454,21 @@ def test_the_phone_hint_is_the_browsers_word_and_reaches_every_builder_that_take
 ):
     from types import SimpleNamespace
 
-    from ui.kit import display, state
+    from ui.kit import display, screen
 
     for agent, expected in (("Mozilla/5.0 (iPhone) Mobile/15E148", True), ("X11; Linux", False)):
-        monkeypatch.setattr(state.st, "context", SimpleNamespace(headers={"User-Agent": agent}))
-        monkeypatch.setattr(state.st, "session_state", {})
-        assert state.phone() is expected
+        monkeypatch.setattr(screen.st, "context", SimpleNamespace(headers={"User-Agent": agent}))
+        monkeypatch.setattr(screen.st, "session_state", {})
+        assert screen.phone() is expected
         # once the browser has told its width, the width wins; what else it sends is not trusted
         for told, phone in (({"phone": True}, True), ({"phone": False}, False)):
-            monkeypatch.setattr(state.st, "session_state", {"_screen": told})
-            assert state.phone() is phone
+            monkeypatch.setattr(screen.st, "session_state", {"_screen": told})
+            assert screen.phone() is phone
         for junk in ({"phone": "yes"}, {"phone": 1}, {}, "phone", None):
-            monkeypatch.setattr(state.st, "session_state", {"_screen": junk})
-            assert state.phone() is expected
-    assert display.screen_options(heatmap) == ("large", "phone")
-    assert display.screen_options(figures.lesson_layout) == ()
+            monkeypatch.setattr(screen.st, "session_state", {"_screen": junk})
+            assert screen.phone() is expected
+    assert display.takes_screen(heatmap)
+    assert not display.takes_screen(figures.lesson_layout)
 
 
 @pytest.mark.parametrize(

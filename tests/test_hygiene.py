@@ -29,13 +29,17 @@ def test_core_source_never_mentions_streamlit_or_plotly():
         assert "import streamlit" not in text and "import plotly" not in text, path
 
 
-def test_mypy_strict_is_clean_on_the_core():
-    """viz_core is fully annotated: mypy --strict reports nothing."""
-    from mypy import api
+def test_mypy_strict_is_clean_on_the_core_the_ui_and_the_classroom():
+    """viz_core, ui/, classroom/ and the entry are fully annotated: mypy --strict over the files
+    pyproject.toml lists reports nothing."""
+    import tomllib
 
-    args = ["--config-file", str(ROOT / "pyproject.toml"), str(ROOT / "viz_core")]
-    stdout, stderr, status = api.run(args)
-    assert status == 0, stdout + stderr
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    assert set(config["tool"]["mypy"]["files"]) >= {"viz_core", "ui", "streamlit_app.py"}
+    result = subprocess.run(
+        [sys.executable, "-m", "mypy"], cwd=ROOT, capture_output=True, text=True, timeout=600
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
 
 
 def test_ruff_is_clean():
@@ -99,19 +103,6 @@ def test_a_page_imports_only_the_kit_the_core_and_other_pages_settings():
     assert wrong == []
 
 
-def test_no_page_branches_on_presenter_mode():
-    """Presenter mode lives in the kit (CSS for sizes, ``chart`` for large figures): no file of a
-    page folder asks for it, so every page has one layout."""
-    asking = [
-        f"{path.relative_to(ROOT)}:{number}"
-        for path in python_files("ui")
-        if path.relative_to(ROOT / "ui").parts[0] not in ("kit", "boot.py")
-        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
-        if "present()" in line or "present_" in line or '"present"' in line
-    ]
-    assert asking == []
-
-
 def test_the_app_entry_knows_pages_only_by_the_registry():
     """streamlit_app.py imports the kit (and the warm-up) only, and builds its navigation from
     ui/kit/pages.py, whose every page is a folder with page.py, body.py and its nav title."""
@@ -122,7 +113,10 @@ def test_the_app_entry_knows_pages_only_by_the_registry():
     assert {name for name in names if name.startswith("ui.")} <= {
         name for name in names if name.startswith(("ui.kit", "ui.boot"))
     }
-    assert "ui.kit.pages.PAGES" in names
+    assert "ui.kit.state" in names and "state.navigation_pages" in (
+        ROOT / "streamlit_app.py"
+    ).read_text(encoding="utf-8")
+    assert "ui.kit.pages.PAGES" in imported_modules(ROOT / "ui" / "kit" / "state.py")
     assert REGISTERED[0].path == "lab"  # the default page first
     for page in REGISTERED:
         assert (ROOT / page.file).is_file() and (ROOT / "ui" / page.path / "body.py").is_file()
@@ -167,33 +161,54 @@ SCRATCH_PAGE = {
     "strings.toml": (
         '[nav_scratch]\nzh = "草稿页"\nen = "Scratch page"\n\n'
         '[scratch_title]\nzh = "草稿"\nen = "Scratch"\n\n'
-        '[scratch_intro]\nzh = "一页新的。"\nen = "A new page."\n'
+        '[scratch_intro]\nzh = "一页新的。"\nen = "A new page."\n\n'
+        '[scratch_size_label]\nzh = "大小"\nen = "Size"\n'
+    ),
+    "settings.py": (
+        "from dataclasses import dataclass\nfrom typing import ClassVar\n\n"
+        "from ui.kit.settings import Settings, integer\n\n\n@dataclass(frozen=True)\n"
+        'class ScratchParams(Settings):\n    PAGE: ClassVar[str] = "scratch"\n\n'
+        "    size: int = integer(2, 1, 9)\n"
     ),
     "body.py": (
-        "from ui.kit import state\n\n\ndef render() -> None:\n"
-        '    state.open_page("scratch_title", "scratch_intro")\n    state.close_page()\n'
+        "from ui.kit import state\nfrom ui.kit.display import number_input\n"
+        "from ui.scratch.settings import ScratchParams\n\n\ndef render() -> None:\n"
+        '    lang = state.open_page("scratch_title", "scratch_intro", ScratchParams)\n'
+        '    number_input(ScratchParams, "size", lang, "scratch_size")\n'
+        "    state.close_page(state.current(ScratchParams))\n"
     ),
     "page.py": "from ui.scratch.body import render\n\nrender()\n",
 }
 RUN_SCRATCH = """
 import sys
-sys.path.insert(0, {root!r})
+sys.path[:0] = [{root!r}, {root!r} + "/tests"]
 from streamlit.testing.v1 import AppTest
 at = AppTest.from_file({app!r}, default_timeout=120)
 at.query_params["lang"] = "en"
 at.run()
+del at.query_params["lang"]
+at.query_params["size"] = "7"
 at.switch_page("ui/scratch/page.py").run()
 assert not at.exception, [e.value for e in at.exception]
+assert at.number_input(key="scratch_size").value == 7 and at.query_params["size"] == "7"
+import test_browser, test_figures, test_url_fuzz
+from bench import bench
+assert "size" in test_url_fuzz.PAGE_KEYS["scratch"], "the URL fuzz"
+assert "scratch" in test_browser.PAGES, "the browser sweep"
+assert ("scratch", {{}}) in test_figures.PAGES, "the figure sweep"
+assert "scratch" in bench.PAGES, "the bench"
 print(at.title[0].value)
 """
 
 
 def test_adding_a_page_is_a_folder_and_one_registry_line(tmp_path):
-    """The README's recipe, followed on a copy of the app: a folder ui/scratch/ with its four
-    files and one line in ui/kit/pages.py, and nothing else, give a page that opens."""
+    """The recipe in docs/adding.md, followed on a copy of the app: a folder ui/scratch/ with its
+    files (one URL key, ``size``) and one line in ui/kit/pages.py, and nothing else, give a page
+    that opens from its link; and the URL fuzz, the browser sweep, the figure sweep and the bench,
+    none of them edited, each include the new page (and the fuzz its key)."""
     import shutil
 
-    for part in ("streamlit_app.py", "ui", "viz_core", ".streamlit"):
+    for part in ("streamlit_app.py", "ui", "viz_core", "classroom", ".streamlit", "tests", "bench"):
         source = ROOT / part
         copy = shutil.copytree if source.is_dir() else shutil.copy
         copy(source, tmp_path / part)

@@ -156,10 +156,10 @@ def test_a_tile_outside_the_grid_is_replaced_with_a_note(query, used):
 
 def test_the_tile_buttons_step_through_the_tiles():
     at = open_app("kernel", section="flash", tile="3")
-    at.button(key="tile_next").click().run()
-    assert at.slider(key="tile").value == 4
-    at.button(key="tile_prev").click().run().button(key="tile_prev").click().run()
-    assert at.slider(key="tile").value == 2
+    at.button(key="kernel_tile_next").click().run()
+    assert at.slider(key="kernel_tile").value == 4
+    at.button(key="kernel_tile_prev").click().run().button(key="kernel_tile_prev").click().run()
+    assert at.slider(key="kernel_tile").value == 2
 
 
 # --- KV cache ---------------------------------------------------------------------------------
@@ -269,7 +269,7 @@ def test_one_hostile_value_in_every_key(section, value):
 
 
 def test_a_new_block_s_chart_is_given_time_to_draw_before_the_table(draw_waits):
-    """/kernel waits (state.let_draw) once after an online-softmax chart it has not sent before,
+    """/kernel waits (notes.let_draw) once after an online-softmax chart it has not sent before,
     so the browser draws it before the table below arrives; a rerun that shows the same chart
     does not wait."""
     waits = draw_waits
@@ -277,7 +277,7 @@ def test_a_new_block_s_chart_is_given_time_to_draw_before_the_table(draw_waits):
     waits.clear()  # opening ran the lab, then this page: each waited for its first chart
     at.run()
     assert len(waits) == 0
-    at.number_input(key="block").set_value(4).run()
+    at.number_input(key="kernel_block").set_value(4).run()
     assert len(waits) == 1
     at.run()
     assert len(waits) == 1 and not at.exception

@@ -2,6 +2,7 @@
 
 import math
 import time
+from dataclasses import asdict
 
 import numpy as np
 import pytest
@@ -50,7 +51,7 @@ def test_default_page_shows_the_articles_example():
     at = open_page(lang="zh")
     assert chart_keys(at) == ["weights_heatmap", "row_bars"]
     assert at.query_params["stage"] == "weights"
-    at.toggle(key="show_multiples").set_value(True).run()
+    at.toggle(key="lab_show_multiples").set_value(True).run()
     assert len(figure(at, "row_multiples")["data"]) == 9
     assert ticks(at, "weights_heatmap") == [
         "[CLS]",
@@ -63,7 +64,7 @@ def test_default_page_shows_the_articles_example():
         "能",
         "[SEP]",
     ]
-    assert at.selectbox(key="row").value == 2
+    assert at.selectbox(key="lab_row").value == 2
     assert at.query_params["d"] == "64" and at.query_params["row"] == "2"
 
 
@@ -109,10 +110,10 @@ def test_url_settings_reach_the_core():
     )
     expected = run_lab("我爱我家", special=False, d=1536, scale=False, mask="causal", seed=7)
     assert_array_equal(heatmap_z(at), expected.steps.weights)
-    assert at.number_input(key="d").value == 1536
-    assert at.toggle(key="scale").value is False
-    assert at.radio(key="mask").value == "causal"
-    assert at.selectbox(key="row").value == 3
+    assert at.number_input(key="lab_d").value == 1536
+    assert at.toggle(key="lab_scale").value is False
+    assert at.radio(key="lab_mask").value == "causal"
+    assert at.selectbox(key="lab_row").value == 3
     assert_array_equal(bar_values(at), expected.steps.weights[3])
 
 
@@ -169,7 +170,7 @@ def test_language_from_the_url_else_from_the_browser(locale, query, title):
 def test_typing_a_sentence_redraws_with_its_tokens():
     """A new sentence in the text box gives its tokens on both axes."""
     at = open_page()
-    at.text_input(key="text").set_value("Hi 你好").run()
+    at.text_input(key="lab_text").set_value("Hi 你好").run()
     assert ticks(at, "weights_heatmap") == ["[CLS]", "H", "i", "你", "好", "[SEP]"]
     assert at.query_params["text"] == "Hi 你好"
 
@@ -177,11 +178,11 @@ def test_typing_a_sentence_redraws_with_its_tokens():
 def test_widgets_change_the_numbers():
     """special, d, scale, mask and seed widgets each change the weights as the core says."""
     at = open_page()
-    at.toggle(key="special").set_value(False).run()
-    at.number_input(key="d").set_value(96).run()
-    at.toggle(key="scale").set_value(False).run()
-    at.radio(key="mask").set_value("causal").run()
-    at.number_input(key="seed").set_value(3).run()
+    at.toggle(key="lab_special").set_value(False).run()
+    at.number_input(key="lab_d").set_value(96).run()
+    at.toggle(key="lab_scale").set_value(False).run()
+    at.radio(key="lab_mask").set_value("causal").run()
+    at.number_input(key="lab_seed").set_value(3).run()
     expected = run_lab("我喜欢人工智能", special=False, d=96, scale=False, mask="causal", seed=3)
     assert_array_equal(heatmap_z(at), expected.steps.weights)
     assert at.query_params["d"] == "96" and at.query_params["mask"] == "causal"
@@ -191,16 +192,16 @@ def test_widgets_change_the_numbers():
 def test_presets_set_d(preset):
     """One click on a preset sets d."""
     at = open_page(d="10")
-    at.segmented_control(key="d_preset").set_value(preset).run()
-    assert at.number_input(key="d").value == preset
+    at.segmented_control(key="lab_d_preset").set_value(preset).run()
+    assert at.number_input(key="lab_d").value == preset
     assert at.query_params["d"] == str(preset)
 
 
 def test_new_random_picks_and_shows_a_new_seed():
     """The 'new random' button changes the seed, shows it, and puts it in the URL."""
     at = open_page()
-    at.button(key="new_seed").click().run()
-    seed = at.number_input(key="seed").value
+    at.button(key="lab_new_seed").click().run()
+    seed = at.number_input(key="lab_seed").value
     assert seed != 0
     assert at.query_params["seed"] == str(seed)
     assert_array_equal(heatmap_z(at), run_lab("我喜欢人工智能", seed=seed).steps.weights)
@@ -209,11 +210,11 @@ def test_new_random_picks_and_shows_a_new_seed():
 def test_selected_row_survives_a_settings_change():
     """Pick row 5, then change d, scaling and the mask: row 5 stays selected."""
     at = open_page()
-    at.selectbox(key="row").set_value(5).run()
-    at.number_input(key="d").set_value(1536).run()
-    at.toggle(key="scale").set_value(False).run()
-    at.radio(key="mask").set_value("causal").run()
-    assert at.selectbox(key="row").value == 5
+    at.selectbox(key="lab_row").set_value(5).run()
+    at.number_input(key="lab_d").set_value(1536).run()
+    at.toggle(key="lab_scale").set_value(False).run()
+    at.radio(key="lab_mask").set_value("causal").run()
+    assert at.selectbox(key="lab_row").value == 5
     assert_array_equal(
         bar_values(at),
         run_lab("我喜欢人工智能", d=1536, scale=False, mask="causal").steps.weights[5],
@@ -263,9 +264,9 @@ def test_empty_or_blank_sentence_gives_a_hint_and_no_charts(text):
 def test_blank_typed_sentence_recovers():
     """Clearing the box shows the hint; typing again brings the charts back."""
     at = open_page()
-    at.text_input(key="text").set_value("").run()
+    at.text_input(key="lab_text").set_value("").run()
     assert chart_keys(at) == []
-    at.text_input(key="text").set_value("你好").run()
+    at.text_input(key="lab_text").set_value("你好").run()
     assert "weights_heatmap" in chart_keys(at)
 
 
@@ -327,14 +328,14 @@ def test_bad_url_values_never_crash_and_are_noted(query, key, used):
 def test_a_row_past_the_sentence_is_clamped_with_a_caption():
     """row=999 in a 9-token sentence selects the last row, and a caption says so."""
     at = open_page(row="999", lang="en")
-    assert at.selectbox(key="row").value == 8
+    assert at.selectbox(key="lab_row").value == 8
     assert any("8" in caption.value and "9" in caption.value for caption in at.caption)
 
 
 def test_huge_d_from_the_url_is_clamped():
     """?d=99999999 becomes 8192 (the maximum) and the URL is corrected."""
     at = open_page(d="99999999")
-    assert at.number_input(key="d").value == 8192
+    assert at.number_input(key="lab_d").value == 8192
     assert at.query_params["d"] == "8192"
 
 
@@ -395,26 +396,20 @@ def show_model(at):
 def test_heads_preset_sets_d_and_heads():
     """The '1,536 × 16' preset gives 16 heads of 96."""
     at = show_model(open_page())
-    at.button(key="heads_preset_1536").click().run()
+    at.button(key="lab_heads_preset_1536").click().run()
     assert at.query_params["d"] == "1536" and at.query_params["heads"] == "16"
     assert len(heatmaps(at, "heads_grid")) == 16
 
 
 @pytest.mark.parametrize(("sent", "kept"), [("3 · 欢", 3), ("12 · 能", 12), ("· x", 0)])
 def test_a_row_label_sent_back_as_text_keeps_its_number(sent, kept):
-    """A run of the lab's view alone can get the row box's old label back as text."""
+    """A run of the lab's view alone can get the row box's old label back as text: the typed
+    settings read its number."""
+    from ui.lab.settings import LabParams
 
-    def app(sent):
-        import streamlit as st
-
-        from ui.lab.body import row_as_number
-
-        st.session_state.row = sent
-        row_as_number()
-        st.write(repr(st.session_state.row))
-
-    at = AppTest.from_function(app, args=(sent,)).run()
-    assert not at.exception and at.markdown[0].value == repr(kept)
+    values = {LabParams.widget_key(name): value for name, value in asdict(LabParams()).items()}
+    values[LabParams.widget_key("row")] = sent
+    assert LabParams.from_state(values).row == kept
 
 
 @pytest.mark.parametrize(
@@ -429,10 +424,13 @@ def test_the_selected_row_is_a_number_inside_the_matrix(sent, n, expected):
     def app(sent, n):
         import streamlit as st
 
+        from ui.kit import state
         from ui.lab.body import selected_row
+        from ui.lab.settings import LabParams
 
-        st.session_state.row = sent
-        st.write(repr((selected_row(n), st.session_state.row)))
+        state.put(LabParams())
+        st.session_state["lab_row"] = sent
+        st.write(repr((selected_row(n), st.session_state["lab_row"])))
 
     at = AppTest.from_function(app, args=(sent, n)).run()
     assert not at.exception and at.markdown[0].value == repr((expected, expected[0]))
@@ -442,21 +440,21 @@ def test_changing_d_resets_heads_that_no_longer_divide_it():
     """12 heads at d = 768, then d = 100: 12 does not divide 100, so 1 head, with a caption
     that says so once (not the note for a value carried from another page)."""
     at = open_page(d="768", heads="12", head="3", lang="en")
-    at.number_input(key="d").set_value(100).run()
-    assert at.selectbox(key="heads").value == 1 and at.selectbox(key="head").value == 0
+    at.number_input(key="lab_d").set_value(100).run()
+    assert at.selectbox(key="lab_heads").value == 1 and at.selectbox(key="lab_head").value == 0
     assert "heads_grid" not in chart_keys(at)
     said = "12 heads do not divide d = 100, so 1 head is used."
     assert markdown_texts(at).count(said) == 1
     assert not any("another page" in text for text in markdown_texts(at))
-    at.toggle(key="scale").set_value(False).run()
+    at.toggle(key="lab_scale").set_value(False).run()
     assert said not in markdown_texts(at)
 
 
 def test_a_d_preset_resets_heads_that_no_longer_divide_it():
     """12 heads at d = 768, then the 64 preset: 1 head, and the caption."""
     at = open_page(d="768", heads="12", lang="en")
-    at.button_group(key="d_preset").set_value(64).run()
-    assert at.query_params["d"] == "64" and at.selectbox(key="heads").value == 1
+    at.button_group(key="lab_d_preset").set_value(64).run()
+    assert at.query_params["d"] == "64" and at.selectbox(key="lab_heads").value == 1
     assert "12 heads do not divide d = 64, so 1 head is used." in markdown_texts(at)
 
 
@@ -467,7 +465,7 @@ def test_embedding_source_without_positions_makes_the_two_wo_identical():
     assert_array_equal(weights[1], weights[3])
     assert any("identical" in body for body in (e.value for e in at.get("html")))
     assert "projection_w_q" not in chart_keys(at)  # on request only: seven charts
-    at.toggle(key="show_projection").set_value(True).run()
+    at.toggle(key="lab_show_projection").set_value(True).run()
     assert "projection_w_q" in chart_keys(at)
 
 
@@ -486,7 +484,7 @@ def test_temperature_from_the_url_and_the_widget():
     at = open_page(temperature="0.5")
     assert_array_equal(heatmap_z(at), run_lab("我喜欢人工智能", temperature=0.5).steps.weights)
     at = show_model(at)  # open already: the link set the temperature
-    at.number_input(key="temperature").set_value(4.0).run()
+    at.number_input(key="lab_temperature").set_value(4.0).run()
     assert_array_equal(heatmap_z(at), run_lab("我喜欢人工智能", temperature=4.0).steps.weights)
     assert at.query_params["temperature"] == "4"
 
@@ -494,7 +492,7 @@ def test_temperature_from_the_url_and_the_widget():
 def test_source_widget_switches_to_embeddings():
     """Choosing embeddings in the sidebar changes the numbers to the embedding source's."""
     at = show_model(open_page())
-    at.radio(key="source").set_value("embedding").run()
+    at.radio(key="lab_source").set_value("embedding").run()
     assert_array_equal(heatmap_z(at), run_lab("我喜欢人工智能", source="embedding").steps.weights)
     assert at.query_params["source"] == "embedding"
 
@@ -620,7 +618,7 @@ def test_all_stages_are_small_multiples_in_one_figure():
 def test_the_stage_picker_switches_the_stage_and_the_link():
     """Picking a stage draws that stage only and writes its id (not its label) into the URL."""
     at = open_page(lang="zh")
-    at.button_group(key="stage").set_value("scaled").run()
+    at.button_group(key="lab_stage").set_value("scaled").run()
     assert chart_keys(at) == ["scaled_heatmap", "row_bars"]
     assert at.query_params["stage"] == "scaled"
 
@@ -697,13 +695,13 @@ def test_a_shared_heatmap_follows_the_language_and_presenter_mode():
 
 
 def test_a_new_heatmap_is_given_time_to_draw_before_the_row_bars(draw_waits):
-    """The lab waits (state.let_draw) once after a stage heatmap it has not sent before, so the
+    """The lab waits (notes.let_draw) once after a stage heatmap it has not sent before, so the
     browser draws it before the row's bars beside it arrive; the same heatmap again does not."""
     waits = draw_waits
     at = open_app(lang="en")
     assert len(waits) == 1
     at.run()
     assert len(waits) == 1
-    at.text_input(key="text").set_value("我爱北京").run()
+    at.text_input(key="lab_text").set_value("我爱北京").run()
     assert len(waits) == 2
     assert not at.exception

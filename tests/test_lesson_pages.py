@@ -31,15 +31,15 @@ def test_every_page_opens_in_both_languages(page, lang):
 def test_settings_survive_a_trip_through_the_lessons():
     """d chosen in the lab is kept by the √d lesson and the steps page, and back in the lab."""
     at = open_app()
-    at.number_input(key="d").set_value(768).run()
-    at.text_input(key="text").set_value("我爱我家").run()
+    at.number_input(key="lab_d").set_value(768).run()
+    at.text_input(key="lab_text").set_value("我爱我家").run()
     at.switch_page("ui/scaling/page.py").run()
-    assert at.number_input(key="d").value == 768
+    assert at.number_input(key="scaling_d").value == 768
     at.switch_page("ui/steps/page.py").run()
     assert at.query_params["text"] == "我爱我家" and at.query_params["d"] == "768"
     at.switch_page("ui/lab/page.py").run()
-    assert at.text_input(key="text").value == "我爱我家"
-    assert at.number_input(key="d").value == 768
+    assert at.text_input(key="lab_text").value == "我爱我家"
+    assert at.number_input(key="lab_d").value == 768
 
 
 # --- softmax lesson -------------------------------------------------------------------------
@@ -102,7 +102,7 @@ def test_each_preset_shows_the_articles_numbers_beside_the_computed_ones(name):
     """One click sets the preset; each printed number the article gets right is confirmed, and
     each it gets wrong is shown beside the computed one — pinned here, not recomputed."""
     at = open_app("softmax", lang="en")
-    at.button(key=f"sm_{name}").click().run()
+    at.button(key=f"softmax_{name}").click().run()
     assert at.query_params["values"] == PRESETS[name].values
     boxes = notes(at)
     shown = [text for text in boxes if "article" in text]
@@ -129,10 +129,10 @@ def test_the_unscaled_xi_row_carries_the_article_note_with_token_labels():
     tokens = ["我", "喜", "欢", "人", "工", "智", "能", "[CLS]", "[SEP]"]
     assert figure(at, "softmax_bars")["layout"]["xaxis"]["ticktext"] == tokens
     assert list(at.dataframe[0].value.iloc[:, 0]) == tokens  # the table, the section shown first
-    at.segmented_control(key="section").set_value("jacobian").run()
+    at.segmented_control(key="softmax_section").set_value("jacobian").run()
     assert figure(at, "jacobian_heatmap")["layout"]["yaxis"]["ticktext"] == tokens
-    at.segmented_control(key="section").set_value("gradient").run()
-    assert at.selectbox(key="target").options[:3] == ["the largest (喜)", "我", "喜"]
+    at.segmented_control(key="softmax_section").set_value("gradient").run()
+    assert at.selectbox(key="softmax_target").options[:3] == ["the largest (喜)", "我", "喜"]
 
 
 def test_naive_softmax_overflow_is_shown_in_words_never_as_nan():
@@ -222,13 +222,13 @@ def test_the_target_outlives_another_section_and_a_shorter_list():
     then uses it, and numbers too few for it put it back on the largest entry, whichever
     section is shown."""
     at = open_app("softmax", lang="en", values="3, 1, 0.2", target="2")
-    at.text_input(key="values").set_value("4, 1, 0.5, 2").run()
+    at.text_input(key="softmax_values").set_value("4, 1, 0.5, 2").run()
     assert at.query_params["target"] == "2" and "gradient_bars" not in chart_keys(at)
-    at.segmented_control(key="section").set_value("gradient").run()
+    at.segmented_control(key="softmax_section").set_value("gradient").run()
     e = np.exp(np.array([4.0, 1.0, 0.5, 2.0]) - 4)
     assert_allclose(bar_y(at, "gradient_bars"), e / e.sum() - np.array([0, 0, 1, 0]))
-    at.segmented_control(key="section").set_value("table").run()
-    at.text_input(key="values").set_value("4, 1").run()
+    at.segmented_control(key="softmax_section").set_value("table").run()
+    at.text_input(key="softmax_values").set_value("4, 1").run()
     assert at.query_params["target"] == "-1" and not at.exception
     assert any("Position 2 for the right answer is past these 2 numbers" in n for n in notes(at))
 
@@ -288,7 +288,7 @@ def test_softmax_bad_url_values_are_noted(query, key, used):
 def test_typed_garbage_gives_a_friendly_warning_and_the_default_example():
     """Typing words instead of numbers: a warning, and the default example meanwhile."""
     at = open_app("softmax", lang="en")
-    at.text_input(key="values").set_value("one, two").run()
+    at.text_input(key="softmax_values").set_value("one, two").run()
     assert any("Please type" in w.value for w in at.warning)
     assert_allclose(bar_y(at, "softmax_bars", 1), softmax([2.0, 1.0, 0.1]))
 
@@ -423,9 +423,9 @@ def test_steps_walk_from_one_to_six_with_the_buttons():
     assert chart_keys(at) == ["step_q", "step_k", "step_v"]
     expected = ["step_scores", "step_scaled", "step_masked", "step_weights", "step_output"]
     for step, key in enumerate(expected, start=2):
-        at.button(key="step_next").click().run()
+        at.button(key="steps_next").click().run()
         assert chart_keys(at) == [key] and at.query_params["step"] == str(step)
-    at.button(key="step_prev").click().run()
+    at.button(key="steps_prev").click().run()
     assert chart_keys(at) == ["step_weights"]
 
 
@@ -466,9 +466,9 @@ def test_steps_numbers_come_from_the_computation_not_the_url(query, d_k, shape):
     assert any(f"√d = {sqrt_d_k}" in text for text in page_texts(at))
     wrong = f"{math.sqrt(int(query['d'])):.4g}"
     assert d_k == int(query["d"]) or not any(wrong in text for text in page_texts(at))
-    at.radio(key="step").set_value(1).run()
+    at.radio(key="steps_step").set_value(1).run()
     assert any(shape in text for text in page_texts(at)), page_texts(at)
-    at.radio(key="step").set_value(6).run()
+    at.radio(key="steps_step").set_value(6).run()
     assert any(f"9 × {d_k}" in text for text in page_texts(at))
 
 
@@ -487,7 +487,7 @@ def test_quiz_has_the_articles_questions_and_eight_numeric_ones():
     at = open_app("quiz", lang="en")
     answers = [box for box in at.expander if box.label != "About this page"]
     assert len(answers) == 3 + 8  # besides the page's own "About this page"
-    assert len([box for box in at.number_input if box.key.startswith("answer_")]) == 8
+    assert len([box for box in at.number_input if box.key.startswith("quiz_answer_")]) == 8
 
 
 def test_quiz_checks_answers_and_gives_feedback():
@@ -496,8 +496,8 @@ def test_quiz_checks_answers_and_gives_feedback():
     assert at.subheader[-1].value == "Answer a question to see your score here (8 questions)."
     assert not at.success and not at.error
     questions = make_quiz(3)
-    at.number_input(key="answer_3_1").set_value(round(questions[0].answer, 3)).run()
-    at.number_input(key="answer_3_2").set_value(questions[1].answer + 1).run()
+    at.number_input(key="quiz_answer_3_1").set_value(round(questions[0].answer, 3)).run()
+    at.number_input(key="quiz_answer_3_2").set_value(questions[1].answer + 1).run()
     assert any("Correct" in s.value for s in at.success)
     assert any("Not quite" in e.value for e in at.error)
     assert at.subheader[-1].value == "1 right of the 2 answered (8 questions)."
@@ -538,7 +538,7 @@ def test_a_count_takes_a_whole_number():
     at = open_app("quiz", lang="en", quiz_seed="5")
     kinds = [question.kind for question in make_quiz(5)]
     for number, kind in enumerate(kinds, start=1):
-        box = at.number_input(key=f"answer_5_{number}")
+        box = at.number_input(key=f"quiz_answer_5_{number}")
         expected = ("%d", 1.0, "INT") if kind == "causal_count" else ("%.4f", 0.01, "FLOAT")
         data_type = box.proto.DataType.Name(box.proto.data_type)
         assert (box.proto.format, box.proto.step, data_type) == expected, kind
@@ -557,7 +557,7 @@ def test_quiz_seed_is_shared_by_link():
 def test_new_questions_button_changes_the_seed():
     """'New questions' picks another seed and puts it in the URL."""
     at = open_app("quiz")
-    at.button(key="quiz_new").click().run()
+    at.button(key="quiz_new_seed").click().run()
     assert at.query_params["quiz_seed"] != "0"
 
 
@@ -569,14 +569,14 @@ def test_quiz_bad_seed_is_noted(seed):
 
 
 def test_new_bars_are_given_time_to_draw_before_the_rest_of_the_page(draw_waits):
-    """/softmax waits (state.let_draw) once after bars it has not sent before, so the browser
+    """/softmax waits (notes.let_draw) once after bars it has not sent before, so the browser
     draws them before the elements below arrive; a rerun that shows the same bars does not."""
     waits = draw_waits
     at = open_app("softmax", lang="en")
     waits.clear()  # opening ran the lab, then this page: each waited for its first chart
     at.run()
     assert len(waits) == 0
-    at.text_input(key="values").set_value("3, 1, 0.5").run()
+    at.text_input(key="softmax_values").set_value("3, 1, 0.5").run()
     assert len(waits) == 1
     at.run()
     assert len(waits) == 1

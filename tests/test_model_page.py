@@ -54,26 +54,26 @@ def test_a_blank_past_the_sentence_says_the_last_character_is_hidden_and_hides_i
     at = open_app("model", lang="en", text="我喜欢", mask_at="9")
     notes = [element.value for element in at.info]
     assert any("Character 9" in note and "3 characters" in note for note in notes), notes
-    assert at.number_input(key="mask_at").value == 2
+    assert at.number_input(key="model_mask_at").value == 2
     assert any("我喜[MASK]" in text for text in html_texts(at))
     bars = figure(at, "fill_mask")["data"][0]
     assert list(bars["x"]) == [ch for ch, _ in fill_mask("我喜[MASK]", top=len(bars["x"]))]
-    at.text_input(key="text").set_value("我喜").run()
-    assert at.number_input(key="mask_at").value == 1
+    at.text_input(key="model_text").set_value("我喜").run()
+    assert at.number_input(key="model_mask_at").value == 1
     assert any("我[MASK]" in text for text in html_texts(at)) and not at.exception
 
 
 def test_new_heads_are_given_time_to_draw_and_a_new_blank_is_not(draw_waits):
-    """The page waits (state.let_draw) after sending heads it has not sent before, so that they
+    """The page waits (notes.let_draw) after sending heads it has not sent before, so that they
     are drawn before the guesses below them arrive: once for a new sentence, and not at all for
     a new blank or temperature, which leave the heads as they are."""
     waits = draw_waits
     at = open_app("model", lang="en")
     waits.clear()  # opening ran the lab, then this page: each waited for its first chart
-    at.text_input(key="text").set_value("今天天气很好").run()
+    at.text_input(key="model_text").set_value("今天天气很好").run()
     assert len(waits) == 1
-    at.number_input(key="mask_at").set_value(3).run()
-    at.number_input(key="fill_temperature").set_value(2.0).run()
+    at.number_input(key="model_mask_at").set_value(3).run()
+    at.number_input(key="model_fill_temperature").set_value(2.0).run()
     assert len(waits) == 1
     assert not at.exception
 

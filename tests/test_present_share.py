@@ -11,6 +11,7 @@ import pytest
 from conftest import figure, open_app
 from numpy.testing import assert_allclose
 
+from ui.kit.pages import PAGES, page_settings, url_keys
 from ui.lab.body import every_matrix
 from ui.lab.export import matrix_csv, state_zip
 from viz_core import run_lab
@@ -46,12 +47,17 @@ def test_share_link_reproduces_the_view():
     assert figure(again, "weights_heatmap") == figure(at, "weights_heatmap")
 
 
-@pytest.mark.parametrize("page", ["softmax", "scaling", "steps", "quiz"])
+@pytest.mark.parametrize("page", PAGES, ids=[page.path for page in PAGES])
 def test_every_page_offers_its_link(page):
-    """Every lesson shows a link with its own parameters and the language."""
-    at = open_app(page, lang="en")
+    """Every page shows a link with its own parameters and the language: each of the page's
+    URL keys (its own, and the lab's where it reads them), with the value the page shows."""
+    at = open_app(page.path, lang="en")
     (code,) = [c.value for c in at.code if "lang=en" in c.value]
-    assert "?" in code
+    query = {key: values[-1] for key, values in parse_qs(urlsplit(code).query).items()}
+    shown = {k for settings in page_settings(page) for k in settings.parse(query)[0].to_query()}
+    keys = shown | {"lang"}  # present only when it is on; a secret or an empty room never
+    assert set(query) == keys and keys <= set(url_keys(page))
+    assert all(query[key] == at.query_params[key] for key in keys)
 
 
 def test_presenter_mode_enlarges_and_is_in_the_link():
@@ -105,9 +111,9 @@ def test_lab_offers_both_downloads():
     """A CSV of the chosen matrix and the zip of everything, behind one switch."""
     at = open_app()
     assert not at.get("download_button")  # closed: no widgets to send on every rerun
-    at.toggle(key="show_downloads").set_value(True).run()
+    at.toggle(key="lab_show_downloads").set_value(True).run()
     keys = {button.proto.id.rsplit("-", 1)[-1] for button in at.get("download_button")}
-    assert {"download_csv", "download_zip"} <= keys
+    assert {"lab_download_csv", "lab_download_zip"} <= keys
 
 
 def test_a_bad_presenter_value_is_noted():

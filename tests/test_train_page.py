@@ -9,13 +9,13 @@ import tracemalloc
 
 import numpy as np
 import pytest
-from conftest import chart_keys, decode, figure, markdown_texts, open_app
+from conftest import chart_keys, decode, figure, markdown_texts, navigate, open_app
 from numpy.testing import assert_allclose
 
 import ui.train  # noqa: F401  (registers the page's strings)
 from ui.kit.cache import advance
 from ui.train import compute
-from ui.train.settings import D_PRESETS, STEPS_MAX
+from ui.train.settings import D_PRESETS, STEPS_MAX, TrainParams
 from viz_core import NEVER, SEED_MAX, Sweep, steps_to_accuracy, train_head
 from viz_core.train import D_K_MAX
 
@@ -125,12 +125,12 @@ def test_d_presets_are_one_click():
     """A button per preset 16 / 64 / 256 / 1024; a click sets d_k, retrains, and goes into the
     URL."""
     at = open_app("train", lang="en", steps="50", d="32")
-    assert [button.label for button in at.button if button.key.startswith("tr_preset_")] == [
+    assert [button.label for button in at.button if button.key.startswith("train_d_")] == [
         str(preset) for preset in D_PRESETS
     ]
     for preset in (256, 16):
-        at.button(key=f"tr_preset_{preset}").click().run()
-        assert at.number_input(key="d").value == preset
+        at.button(key=f"train_d_{preset}").click().run()
+        assert at.number_input(key="train_d").value == preset
         assert at.query_params["d"] == str(preset)
         run = train_head("previous", preset, True, steps=50)
         assert_allclose(trace_y(at, "loss_curves", 0), run.loss, rtol=1e-6)
@@ -171,14 +171,26 @@ def test_a_hostile_link_value_is_replaced_with_a_note(key, value, used):
             assert piece not in text
 
 
-def test_the_labs_wider_d_is_fitted_not_crashed():
-    """The lab allows d up to 8192 and shares the widget key d: here it becomes 1024, noted;
-    the note stays when the page reruns itself to train its second run."""
+def test_the_labs_wider_d_is_not_changed_into_another_lesson():
+    """d = 1,536 carried from the lab is past /train's largest d_k (1,024, its 1-second budget):
+    /train does not quietly train at 1,024, where the unscaled head learns almost as fast and
+    the page would say the article's claim does not hold. It keeps its own d_k (64, where the
+    gap shows) and says why in one line, also after it reruns itself to train."""
     at = open_app("lab", lang="en", d="1536")
-    at.switch_page("ui/train/page.py").run()
+    navigate(at, "train")
     assert not at.exception
-    assert at.number_input(key="d").value == D_K_MAX
-    assert any("`d`" in info.value for info in at.info)
+    assert at.number_input(key="train_d").value == 64
+    assert at.query_params["d"] == "64"
+    (note,) = [info.value for info in at.info if "1536" in info.value]
+    assert "1,024" in note and "64" in note
+
+
+def test_a_carried_d_that_fits_is_used():
+    """d = 256 from the lab fits /train's d_k: the head trains at 256."""
+    at = open_app("lab", lang="en", d="256")
+    navigate(at, "train")
+    assert at.number_input(key="train_d").value == 256
+    assert not [info.value for info in at.info if "256" in info.value]
 
 
 # --- what the page says ---------------------------------------------------------------------
@@ -257,7 +269,7 @@ def test_the_sweep_runs_on_request_and_shows_the_cores_numbers(monkeypatch):
     )
     at = open_app("train", lang="en", task="max", steps="50")
     assert "sweep_steps" not in chart_keys(at) and not calls
-    at.button(key="tr_sweep").click().run()
+    at.button(key="train_sweep").click().run()
     expected = steps_to_accuracy("max", "sgd", (16, 64, 256, 1024), (0, 1, 2), 0.9, 300, 10)
     table = at.dataframe[1].value
     assert table["d_k"].tolist() == [16, 64, 256, 1024]
@@ -321,12 +333,12 @@ def test_progress_is_reported_only_while_training():
     nothing (so the page shows no progress bar for it)."""
     reports = []
     with compute.reporting(reports.append):
-        compute.train_pair(task="reverse", d=32, steps=60, optimizer="adam", seed=1)
+        compute.train_pair(TrainParams(task="reverse", d=32, steps=60, optimizer="adam", seed=1))
     assert len(reports) >= 4 and reports == sorted(reports)
     assert reports[0] == 0 and 0.5 < reports[-1] <= 1
     reports.clear()
     with compute.reporting(reports.append):
-        compute.train_pair(task="reverse", d=32, steps=60, optimizer="adam", seed=1)
+        compute.train_pair(TrainParams(task="reverse", d=32, steps=60, optimizer="adam", seed=1))
     assert reports == []
 
 
@@ -334,7 +346,9 @@ def test_the_heaviest_setting_stays_within_the_memory_budget():
     """d_k = 1024, the most steps, Adam: the page's core call peaks under 150 MB."""
     tracemalloc.start()
     try:
-        compute.train_pair(task="max", d=D_K_MAX, steps=STEPS_MAX, optimizer="adam", seed=SEED_MAX)
+        compute.train_pair(
+            TrainParams(task="max", d=D_K_MAX, steps=STEPS_MAX, optimizer="adam", seed=SEED_MAX)
+        )
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
@@ -344,7 +358,7 @@ def test_the_heaviest_setting_stays_within_the_memory_budget():
 def test_the_heaviest_link_sends_under_500_kb_of_figures():
     """The heaviest link, with the sweep shown too: every figure of a rerun under 500 kB."""
     at = open_app("train", lang="en", **HEAVIEST)
-    at.button(key="tr_sweep").click().run()
+    at.button(key="train_sweep").click().run()
     assert chart_keys(at) == [*CHARTS, "sweep_steps"]
     sent = sum(len(chart.proto.spec) for chart in at.get("plotly_chart"))
     assert sent < 500_000, f"{sent / 1000:.0f} kB"
@@ -379,7 +393,7 @@ def test_work_spread_over_script_runs_ends_in_the_result(monkeypatch):
     assert len(runs) == 2  # the scaled run, then (rerun) the unscaled one
     assert {"loss_curves", "learned_weights"} <= set(chart_keys(at))
     assert all(call.kept(**kwargs) for call, kwargs in compute.pair_calls("max", 64, 50, "sgd", 9))
-    at.button(key="tr_sweep").click().run()
+    at.button(key="train_sweep").click().run()
     assert len(runs) == 2 + 12  # a cell per run (the last one then shows the sweep)
     assert "sweep_steps" in chart_keys(at)
     assert all(call.kept(**kwargs) for call, kwargs in compute.sweep_calls("max", "sgd", 9))
@@ -389,12 +403,13 @@ def test_on_a_phone_the_step_slider_goes_under_the_play_buttons():
     """The play and pause buttons take half a phone's width: the slider (and the step it shows
     above its track) goes on a row of its own under them, with the figure grown by that row;
     on a laptop it stays beside them."""
+    from ui.kit.typography import PHONE
     from ui.train.figures import BUTTONS, learned_weights
 
-    pair = compute.train_pair("max", 16, 50, "sgd", 2)
+    pair = compute.train_pair(TrainParams(task="max", d=16, steps=50, optimizer="sgd", seed=2))
     ideal = compute.ideal_keys("max", pair.scaled.probe)
     laptop = learned_weights(pair, ideal, lang="en")
-    phone = learned_weights(pair, ideal, lang="en", phone=True)
+    phone = learned_weights(pair, ideal, lang="en", screen=PHONE)
     buttons, slider = phone["layout"]["updatemenus"][0], phone["layout"]["sliders"][0]
     plot_h = phone["layout"]["height"] - phone["layout"]["margin"]["t"]
     plot_h -= phone["layout"]["margin"]["b"]

@@ -3,31 +3,11 @@
 import pytest
 from conftest import markdown_texts, open_app
 
-PAGE_KEYS = {
-    "lab": [
-        "text",
-        "special",
-        "d",
-        "scale",
-        "mask",
-        "seed",
-        "row",
-        "heads",
-        "head",
-        "source",
-        "position",
-        "temperature",
-        "lang",
-        "present",
-    ],
-    "softmax": ["values", "divisor", "target", "section", "lang", "present"],
-    "scaling": ["d", "distribution", "lang"],
-    "steps": ["step", "text", "d", "mask", "heads", "lang"],
-    "quiz": ["quiz_seed", "lang"],
-    "train": ["task", "d", "steps", "optimizer", "seed", "lang", "present"],
-    "kernel": ["section", "block", "tile", "text", "d", "mask", "lang"],
-    "variants": ["variant", "q_heads", "kv_heads", "window", "text_b", "text", "d", "lang"],
-}
+from ui.kit.pages import PAGES, url_keys
+
+# Every URL key of every page, read from PAGES and the settings declarations: a new page or key
+# is fuzzed without an edit here.
+PAGE_KEYS = {page.path: list(url_keys(page)) for page in PAGES}
 HOSTILE = {
     "garbage": "x7#q%",
     "negative": "-5",
@@ -44,7 +24,7 @@ HOSTILE = {
 }
 # Keys for which "2" is a valid value whatever the other keys say (with text "2" and d = 2).
 TAKES_TWO = {"text", "d", "seed", "row", "heads", "temperature", "values", "divisor", "step"}
-TAKES_TWO |= {"quiz_seed"}
+TAKES_TWO |= {"quiz_seed", "fill_temperature", "block", "window", "q_heads", "kv_heads"}
 TOO_SMALL = {"train": {"d"}}  # a trained head's d_k starts at 4
 RENDERED = ["![x]", "**b**", ":red[", "$x$", "<script", "<img", "<b>", "javascript:"]
 

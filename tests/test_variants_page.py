@@ -286,30 +286,22 @@ def test_heaviest_variants_call_stays_within_the_budgets():
     """The one core call at the heaviest setting: under 150 MB at its peak, and the result it
     keeps in the shared cache a small fraction of the cache's 8 MB."""
     from ui.kit.cache import kept_bytes
-    from ui.variants.compute import compute_variants
+    from ui.lab.settings import LabParams
+    from ui.variants.compute import _variants, compute_variants
+    from ui.variants.settings import VariantsParams
 
-    settings = {
-        "text": LONG_TEXT,
-        "special": True,
-        "d": 8192,
-        "seed": 123456789,
-        "scale": True,
-        "row": 10**9,
-        "q_heads": 64,
-        "kv_heads": 1,
-        "window": 1,
-        "text_b": HEAVIEST["text_b"],
-    }
+    lab = LabParams(text=LONG_TEXT, special=True, d=8192, seed=123456789, scale=True, row=10**9)
+    params = VariantsParams(q_heads=64, kv_heads=1, window=1, text_b=HEAVIEST["text_b"])
     tracemalloc.start()
     try:
-        result = compute_variants(**settings)
+        result = compute_variants(params, lab)
         peak = tracemalloc.get_traced_memory()[1] / MB
     finally:
         tracemalloc.stop()
     assert len(result.tokens) == 32 and result.row == 31
     assert peak < 150, f"{peak:.0f} MB"
     assert kept_bytes(result) < MB
-    assert compute_variants.cache.total <= 8 * MB
+    assert _variants.cache.total <= 8 * MB
 
 
 @pytest.mark.parametrize("variant", ["gqa", "window", "rope", "cross"])

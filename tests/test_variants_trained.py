@@ -51,14 +51,14 @@ def test_the_page_names_each_character_s_strongest_word_from_the_weights():
 def test_translate_it_steps_through_the_model_s_own_translation():
     at = open_app("variants", lang="en", variant="cross")
     assert "translation_steps" not in chart_keys(at)
-    at.button(key="translate_next").click().run()
-    at.button(key="translate_next").click().run()
+    at.button(key="variants_translate_next").click().run()
+    at.button(key="variants_translate_next").click().run()
     own = translate(ENGLISH)
     assert_allclose(
         weights(at, "translation_steps"), np.mean(own.cross[1], axis=0)[:2], rtol=1e-9, atol=1e-12
     )
     assert f"step 2 of {len(own.target_tokens)}): {own.text[:2]}" in shown(at)
-    at.button(key="translate_all").click().run()
+    at.button(key="variants_translate_all").click().run()
     assert weights(at, "translation_steps").shape[0] == len(own.target_tokens)
     assert own.text in shown(at) and "differs" in shown(at)  # 我喜欢人。 is not 我喜欢人工智能
 

@@ -14,8 +14,8 @@ import os
 import threading
 
 # One BLAS thread, set before numpy loads OpenBLAS: the server shares its cores with a class (on
-# Community Cloud, a fraction of one), and a second thread waiting for a busy core made the
-# model's forward pass about 2× slower and its slowest calls 10× (docs/performance.md).
+# Community Cloud, a fraction of one): a second thread waiting for a busy core slowed the
+# model's forward pass (docs/performance.md).
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 # Packages that import each other (pandas and pyarrow, narwhals, plotly's JSON), which Streamlit's

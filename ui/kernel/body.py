@@ -1,5 +1,7 @@
 """Lesson: computing attention without the matrix — online softmax, FlashAttention, KV cache."""
 
+from dataclasses import replace
+
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -16,8 +18,8 @@ from ui.kernel.compute import (
     state_before,
 )
 from ui.kernel.settings import TILE, XI_TOKENS, KernelParams
-from ui.kit import state
-from ui.kit.display import chart, number_input, picker, safe_text, token_chips
+from ui.kit import notes, state
+from ui.kit.display import chart, number_input, picker, safe_text, slider, token_chips
 from ui.kit.figures import format_value
 from ui.kit.settings import Note
 from ui.kit.text import t
@@ -37,13 +39,13 @@ def _vector(values: np.ndarray) -> str:
 
 def render() -> None:
     """Section picker, then one section: the articles' row, or the lab's Q, K, V."""
-    lang = state.open_page("kn_title", "kn_intro", LabParams, KernelParams)
-    lab = state.stored(LabParams)
+    lang = state.open_page("kn_title", "kn_intro", KernelParams)
+    lab = state.handed(LabParams)
     section = picker(KernelParams, "section", lang, "kn_section")
     if section == "softmax":
         softmax_section(lang)
     else:
-        result = compute_lab(**lab.core_kwargs())
+        result = compute_lab(lab)
         if result.n_content == 0:
             st.info(t("empty_text", lang), icon=":material/edit:")
         else:
@@ -65,7 +67,8 @@ def lab_caption(result: LabResult, lab: LabParams, lang: str) -> None:
     token_chips(result.tokens)
     scaling = t("kn_scaled_on" if lab.scale else "kn_scaled_off", lang)
     # From the result, not the lab's boxes: a trained head's d and heads are the model's.
-    fields = {"d": result.d, "head": result.head, "heads": result.heads, "d_k": result.steps.d_k}
+    fields: dict[str, object] = {"d": result.d, "head": result.head, "heads": result.heads}
+    fields["d_k"] = result.steps.d_k
     fields |= {"scale": scaling, "mask": t(f"mask_{lab.mask}", lang), "seed": lab.seed}
     st.caption(t("kn_lab_settings", lang, **fields))
 
@@ -84,7 +87,7 @@ def softmax_section(lang: str) -> None:
             r" \ell_b = e^{m_{b-1} - m_b}\,\ell_{b-1} + \textstyle\sum_{B_b} e^{x_j - m_b}"
             r" \\ p_j = e^{x_j - m} / \ell \end{gathered}"
         )
-        run = online_row(int(st.session_state.block))
+        run = online_row(state.current(KernelParams).block)
         reference = softmax(run.x)
         safe_text(softmax_why(run, lang))
     with right:
@@ -93,7 +96,7 @@ def softmax_section(lang: str) -> None:
             lang=lang, first=True,
         )  # fmt: skip
         error = float(np.abs(run.weights - reference).max())
-        total = format_value(run.l * np.exp(run.m))
+        total = format_value(float(run.l * np.exp(run.m)))
         safe_text(t("kn_softmax_check", lang, error=format_value(error, 2), total=total))
     st.dataframe(softmax_table(run, lang), hide_index=True, width="stretch")
 
@@ -102,7 +105,11 @@ def softmax_why(run: OnlineSoftmax, lang: str) -> str:
     """What the running max did on this row: how often it rose, and the first rescale."""
     trace = run.trace
     rises = [i for i in range(1, len(trace)) if trace[i].m > trace[i - 1].m]
-    fields = {"m": format_value(run.m), "l": format_value(run.l), "blocks": len(trace)}
+    fields = {
+        "m": format_value(float(run.m)),
+        "l": format_value(float(run.l)),
+        "blocks": len(trace),
+    }
     if not rises:
         return t("kn_softmax_why_once", lang, **fields)
     first = trace[rises[0]]
@@ -112,7 +119,7 @@ def softmax_why(run: OnlineSoftmax, lang: str) -> str:
         lang,
         rises=len(rises),
         token=tokens,
-        rescale=format_value(first.rescale, 3),
+        rescale=format_value(float(first.rescale), 3),
         **fields,
     )
 
@@ -126,8 +133,10 @@ def softmax_table(run: OnlineSoftmax, lang: str) -> pd.DataFrame:
             f"{token} {value:.4g}"
             for token, value in zip(XI_TOKENS[block.columns], read, strict=True)
         )
-        rescale = "—" if b == 0 else format_value(block.rescale)
-        rows.append([b + 1, entries, format_value(block.m), rescale, format_value(block.l)])
+        rescale = "—" if b == 0 else format_value(float(block.rescale))
+        rows.append(
+            [b + 1, entries, format_value(float(block.m)), rescale, format_value(float(block.l))]
+        )
     columns = ["kn_col_block", "kn_col_read", "kn_col_m", "kn_col_rescale", "kn_col_l"]
     return pd.DataFrame(rows, columns=[t(c, lang) for c in columns])
 
@@ -136,25 +145,27 @@ def softmax_table(run: OnlineSoftmax, lang: str) -> pd.DataFrame:
 
 
 def _move_tile(delta: int, last: int) -> None:
-    st.session_state.tile = min(max(int(st.session_state.tile) + delta, 0), last)
+    params = state.current(KernelParams)
+    state.put(replace(params, tile=min(max(params.tile + delta, 0), last)))
 
 
 def tile_stepper(count: int, lang: str) -> int:
     """◄ slider ► over the tiles; a tile past the last one (a link's, or a shorter sentence's)
     becomes the last, with a note."""
     last = count - 1
-    if int(st.session_state.tile) > last:
-        state.show_notes([Note("tile", str(last))])
-        st.session_state.tile = last
+    params = state.current(KernelParams)
+    if params.tile > last:
+        notes.show_notes([Note("tile", str(last))], lang)
+        state.put(replace(params, tile=last))
     if count == 1:
         return 0
-    tile = int(st.session_state.tile)
-    st.slider(t("kn_tile_label", lang, count=count), 0, last, key="tile")
+    tile = min(params.tile, last)
+    slider(KernelParams, "tile", t("kn_tile_label", lang, count=count), 0, last)
     back, forward = st.columns(2)
     back.button(
         "",
         icon=":material/chevron_left:",
-        key="tile_prev",
+        key="kernel_tile_prev",
         on_click=_move_tile,
         args=(-1, last),
         disabled=tile <= 0,
@@ -164,7 +175,7 @@ def tile_stepper(count: int, lang: str) -> int:
     forward.button(
         "",
         icon=":material/chevron_right:",
-        key="tile_next",
+        key="kernel_tile_next",
         on_click=_move_tile,
         args=(1, last),
         disabled=tile >= last,
@@ -172,7 +183,7 @@ def tile_stepper(count: int, lang: str) -> int:
         help=t("kn_tile_next", lang),
         type="primary",
     )
-    return int(st.session_state.tile)
+    return state.current(KernelParams).tile
 
 
 def flash_section(result: LabResult, lang: str) -> None:

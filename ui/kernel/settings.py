@@ -21,7 +21,7 @@ class KernelParams(Settings):
     """``section`` is the part on screen; ``block`` the online softmax's block; ``tile`` the
     FlashAttention tile shown (0 … tiles − 1)."""
 
-    STORE: ClassVar[str] = "_kernel_params"
+    PAGE: ClassVar[str] = "kernel"
 
     section: str = choice("softmax", SECTIONS)
     block: int = integer(1, 1, len(XI_ROW))

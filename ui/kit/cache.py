@@ -14,7 +14,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any, ParamSpec, TypeVar
+from typing import Any, Generic, ParamSpec, TypeVar
 
 import numpy as np
 
@@ -186,38 +186,42 @@ class ByteCache:
 CACHES: list[ByteCache] = []
 
 
-def shared(max_mb: int) -> Callable[[Callable[P, R]], Callable[P, R]]:
-    """Decorate a pure core call taking keyword arguments: one result per argument set, shared
-    by every session, within ``max_mb`` megabytes for this function."""
+class Shared(Generic[P, R]):
+    """A pure core call taking keyword arguments, one result per argument set, shared by every
+    session within a byte budget of its own (``@shared(max_mb=…)``)."""
 
-    def wrap(function: Callable[P, R]) -> Callable[P, R]:
-        cache = ByteCache(function.__qualname__, max_mb * MB)
-        CACHES.append(cache)
+    def __init__(self, function: Callable[P, R], max_mb: int) -> None:
+        self.function = function
+        self.cache = ByteCache(function.__qualname__, max_mb * MB)
+        self.signature = inspect.signature(function)
+        self.__doc__ = function.__doc__
+        CACHES.append(self.cache)
 
-        signature = inspect.signature(function)
+    def key(self, *args: P.args, **kwargs: P.kwargs) -> Hashable:
+        """Every argument by name, defaults filled in: f(1) and f(a=1) are one entry."""
+        bound = self.signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        return bound.args, tuple(sorted(bound.kwargs.items()))
 
-        def key(*args: P.args, **kwargs: P.kwargs) -> Hashable:
-            # Every argument by name, defaults filled in: f(1) and f(a=1) are one entry.
-            bound = signature.bind(*args, **kwargs)
-            bound.apply_defaults()
-            return bound.args, tuple(sorted(bound.kwargs.items()))
+    def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
+        return self.cache.get(self.key(*args, **kwargs), lambda: self.function(*args, **kwargs))
 
-        def cached(*args: P.args, **kwargs: P.kwargs) -> R:
-            return cache.get(key(*args, **kwargs), lambda: function(*args, **kwargs))
+    def kept(self, *args: P.args, **kwargs: P.kwargs) -> bool:
+        """Whether this call's result is kept now (a call would cost nothing)."""
+        return self.key(*args, **kwargs) in self.cache
 
-        def kept(*args: P.args, **kwargs: P.kwargs) -> bool:
-            """Whether this call's result is kept now (a call would cost nothing)."""
-            return key(*args, **kwargs) in cache
 
-        cached.__doc__ = function.__doc__
-        cached.cache = cache  # type: ignore[attr-defined]
-        cached.kept = kept  # type: ignore[attr-defined]
-        return cached
+def shared(max_mb: int) -> Callable[[Callable[P, R]], Shared[P, R]]:
+    """Decorate a pure core call: one result per argument set, shared by every session, within
+    ``max_mb`` megabytes for this function."""
+
+    def wrap(function: Callable[P, R]) -> Shared[P, R]:
+        return Shared(function, max_mb)
 
     return wrap
 
 
-Call = tuple[Callable[..., Any], dict[str, Any]]  # a ``@shared`` function and its keyword arguments
+Call = tuple[Shared[..., Any], dict[str, Any]]  # a ``@shared`` function and its keyword arguments
 
 
 def advance(calls: Sequence[Call], seconds: float) -> int:
@@ -230,7 +234,7 @@ def advance(calls: Sequence[Call], seconds: float) -> int:
     """
     started, made = time.perf_counter(), False
     for done, (function, kwargs) in enumerate(calls):
-        if function.kept(**kwargs):  # type: ignore[attr-defined]
+        if function.kept(**kwargs):
             continue
         if made and time.perf_counter() - started > seconds:
             return done

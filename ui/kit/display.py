@@ -12,9 +12,10 @@ import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
 
-from ui.kit import state
+from ui.kit import notes, screen, state
 from ui.kit.cache import CACHES, MB, ByteCache, deep_bytes
 from ui.kit.figures import CONFIG
+from ui.kit.pages import page_named
 from ui.kit.settings import Settings
 from ui.kit.text import STRINGS, t
 from viz_core import is_special
@@ -41,8 +42,8 @@ PLOTLY_OBJECT_BYTES = 1500  # what a go.Figure keeps per dict of its properties,
 
 def figure_bytes(fig: go.Figure) -> int:
     """About what a ``go.Figure`` keeps: its properties, and one Plotly object for each dict."""
-    # Its own property dicts, read in place: to_plotly_json copies them all first, 3× the time
-    # (/model's heads figure: 16.5 ms against 5.4 ms, see docs/performance.md).
+    # Its own property dicts, read in place: to_plotly_json copies them all first (3× the time,
+    # docs/performance.md).
     properties = [fig._data, fig._layout]
     return deep_bytes(properties) + PLOTLY_OBJECT_BYTES * _dicts(properties)
 
@@ -97,15 +98,10 @@ def clicked_point(selection: object) -> dict[str, Any] | None:
     return points[0] if points and isinstance(points[0], dict) else None
 
 
-SCREEN = {"large": state.present, "phone": state.phone}  # what a builder may size itself for
-
-
 @cache
-def screen_options(build: Callable[..., Any]) -> tuple[str, ...]:
-    """The screen options a figure builder takes: ``large`` (a projector), ``phone``; all of
-    them for one that takes ``**screen`` (``Unpack[Screen]``) to pass on to ``heatmap``."""
-    parameters = inspect.signature(build).parameters
-    return tuple(name for name in SCREEN if name in parameters or "screen" in parameters)
+def takes_screen(build: Callable[..., Any]) -> bool:
+    """Whether a figure builder sizes itself for the screen (takes ``screen``)."""
+    return "screen" in inspect.signature(build).parameters
 
 
 def chart(
@@ -119,12 +115,12 @@ def chart(
     """The chart keyed ``key``: ``build(*args, **kwargs)`` (a figure dict or a ``go.Figure``),
     with alt text and the app's modebar, whose camera button saves <key>.png; ``select`` is
     called when a point is clicked. ``first``: the page's main chart, drawn before the rest of
-    the page comes whenever it shows what this session has not been sent (``state.drawn_first``).
+    the page comes whenever it shows what this session has not been sent (``notes.drawn_first``).
     A ``go.Figure`` is sent as it is, where Streamlit would validate a dict on every run: so each
-    is built once (``shown``). A builder that takes ``large`` or ``phone`` gets it from the
-    screen: pages never branch on it."""
-    for name in screen_options(build):
-        kwargs.setdefault(name, SCREEN[name]())
+    is built once (``shown``). A builder that takes ``screen`` gets this run's typography
+    (``ui.kit.typography``): pages never branch on the screen."""
+    if takes_screen(build):
+        kwargs.setdefault("screen", screen.typography(state.present()))
     shows, fig = shown(build, *args, **kwargs)
     config = {**CONFIG, "toImageButtonOptions": {"format": "png", "scale": 2, "filename": key}}
     picked = {"on_select": select, "selection_mode": "points"} if select else {}
@@ -133,7 +129,7 @@ def chart(
     alt = alt_text(key, state.lang())
     st.plotly_chart(fig, key=key, config=config, alt=alt, width=width, **picked)  # type: ignore[call-overload]
     if first:
-        state.drawn_first(key, shows)
+        notes.drawn_first(key, shows)
 
 
 def heading(title: str, formula: str = "") -> None:
@@ -142,9 +138,10 @@ def heading(title: str, formula: str = "") -> None:
     st.markdown(f"### {title}" + (f"\n$$\n{formula}\n$$" if formula else ""))
 
 
-def safe_text(text: str, tag: str = "p") -> None:
+def safe_text(text: str, tag: str = "p", size: str = "1rem") -> None:
     """Show text that contains user input or symbols as text: never Markdown, HTML or LaTeX."""
-    st.html(f'<{tag} class="safe" style="{SAFE_STYLE}">{html.escape(text)}</{tag}>')
+    style = SAFE_STYLE.replace("1rem", size)
+    st.html(f'<{tag} class="safe" style="{style}">{html.escape(text)}</{tag}>')
 
 
 def token_chips(tokens: tuple[str, ...]) -> None:
@@ -157,69 +154,123 @@ def token_chips(tokens: tuple[str, ...]) -> None:
     st.html(f'{CSS}<div class="chips">{chips}</div>')
 
 
-def number_input(settings: type[Settings], key: str, lang: str, text: str, **options: Any) -> None:
-    """A number widget keyed ``key`` whose bounds are the ones its URL field declares; its label
-    is the string ``<text>_label`` and its help ``<text>_help`` when that exists."""
-    spec = settings.spec(key)
+def _label(text: str, lang: str, options: dict[str, Any]) -> str:
+    """A widget's label ``<text>_label``, and its help ``<text>_help`` when that exists."""
+    if f"{text}_help" in STRINGS:
+        options.setdefault("help", t(f"{text}_help", lang))
+    return t(f"{text}_label", lang)
+
+
+def number_input(settings: type[Settings], name: str, lang: str, text: str, **options: Any) -> None:
+    """A number widget for field ``name`` whose bounds are the ones its URL field declares; its
+    label is the string ``<text>_label`` and its help ``<text>_help`` when that exists."""
+    spec = settings.spec(name)
     low, high = spec.bounds({})
     kind = int if spec.kind == "integer" else float
-    if f"{text}_help" in STRINGS:
-        options["help"] = t(f"{text}_help", lang)
-    label = t(f"{text}_label", lang)
+    label = _label(text, lang, options)
+    key = settings.widget_key(name)
     st.number_input(label, key=key, min_value=kind(low), max_value=kind(high), **options)
 
 
-def presets(
-    key: str, values: Sequence[int], prefix: str, label: Callable[[int], str] = str
+def text_input(settings: type[Settings], name: str, label: str, **options: Any) -> None:
+    """A text box for field ``name``, as long as the field allows."""
+    max_chars = settings.spec(name).max_chars or None
+    st.text_input(label, key=settings.widget_key(name), max_chars=max_chars, **options)
+
+
+def toggle(settings: type[Settings], name: str, label: str, **options: Any) -> None:
+    """A switch for a true/false field."""
+    st.toggle(label, key=settings.widget_key(name), **options)
+
+
+def selectbox(
+    settings: type[Settings], name: str, label: str, choices: Sequence[Any], **options: Any
 ) -> None:
-    """A button for each of ``values`` (keyed ``<prefix><value>``) that sets ``key`` to it, in
-    one row: columns would stack on a phone and push the figure below the first screen."""
+    """A select box for field ``name`` over ``choices`` (the ones the page allows now)."""
+    st.selectbox(label, choices, key=settings.widget_key(name), **options)
+
+
+def slider(settings: type[Settings], name: str, label: str, low: int, high: int) -> None:
+    """A slider for a whole-number field, from ``low`` to ``high`` (what the page allows now)."""
+    st.slider(label, low, high, key=settings.widget_key(name))
+
+
+def presets(
+    settings: type[Settings], name: str, values: Sequence[int], label: Callable[[int], str] = str
+) -> None:
+    """A button for each of ``values`` that sets field ``name`` to it, in one row: columns would
+    stack on a phone and push the figure below the first screen."""
     with st.container(horizontal=True, gap="small"):
         for value in values:
             st.button(
                 label(value),
-                key=f"{prefix}{value}",
-                on_click=_set,
-                args=(key, value),
+                key=f"{settings.widget_key(name)}_{value}",
+                on_click=set_field,
+                args=(settings, name, value),
                 width="stretch",
             )
 
 
-def _set(key: str, value: object) -> None:
-    st.session_state[key] = value
+def set_field(settings: type[Settings], name: str, value: object) -> None:
+    """Set one field of a page's settings (a button's callback)."""
+    state.put(dataclasses.replace(state.current(settings), **{name: value}))
 
 
-def radio(settings: type[Settings], key: str, lang: str, text: str, **options: Any) -> None:
+def preset_control(
+    settings: type[Settings], name: str, values: Sequence[int], **options: Any
+) -> None:
+    """``values`` of a number field as one segmented control: a click sets the field, and its
+    value is shown selected when it is one of them; another value leaves none selected."""
+    key = f"{settings.widget_key(name)}_preset"
+    current = getattr(state.current(settings), name)
+    st.session_state[key] = current if current in values else None
+    st.segmented_control(
+        options.pop("label"), values, key=key, on_change=_preset_chosen, args=(settings, name, key),
+        **options,
+    )  # fmt: skip
+
+
+def _preset_chosen(settings: type[Settings], name: str, key: str) -> None:
+    """A click on a preset sets the field; a click on the selected one (which clears it) keeps
+    it."""
+    chosen = st.session_state[key]
+    if chosen is not None:
+        set_field(settings, name, chosen)
+
+
+def radio(settings: type[Settings], name: str, lang: str, text: str, **options: Any) -> None:
     """Radio buttons for a choice field: the URL keeps the id, the user reads ``<text>_<id>``."""
-    if f"{text}_help" in STRINGS:
-        options["help"] = t(f"{text}_help", lang)
+    label = _label(text, lang, options)
     st.radio(
-        t(f"{text}_label", lang),
-        settings.spec(key).choices,
-        key=key,
+        label,
+        settings.spec(name).choices,
+        key=settings.widget_key(name),
         format_func=lambda choice: t(f"{text}_{choice}", lang),
         **options,
     )
 
 
-def train_link(lang: str) -> None:
-    """Where a page says "cannot learn": a link to the page that tests the claim."""
-    st.page_link("ui/train/page.py", label=t("train_link", lang), icon=":material/fitness_center:")
+def choose(
+    settings: type[Settings], name: str, label: str, choices: Sequence[Any], **options: Any
+) -> None:
+    """Radio buttons for field ``name`` over ``choices`` (a number's few values, say)."""
+    st.radio(label, choices, key=settings.widget_key(name), **options)
 
 
-def model_link(lang: str) -> None:
-    """Where a page says its random weights differ from the article's: the trained model."""
-    st.page_link("ui/model/page.py", label=t("model_link", lang), icon=":material/psychology:")
+def page_link(path: str, label: str) -> None:
+    """A link to the page at ``path``, with its icon, as PAGES lists it."""
+    page = page_named(path)
+    st.page_link(page.file, label=label, icon=page.icon)
 
 
-def picker(settings: type[Settings], key: str, lang: str, text: str) -> str:
+def picker(settings: type[Settings], name: str, lang: str, text: str) -> str:
     """Segmented buttons for a choice field (a page's stage or section): the URL keeps the id,
     the user reads ``<text>_<id>``; one is always chosen."""
-    spec = settings.spec(key)
+    spec = settings.spec(name)
     choice = st.segmented_control(
         t(f"{text}_label", lang),
         spec.choices,
-        key=key,
+        key=settings.widget_key(name),
         required=True,
         format_func=lambda option: t(f"{text}_{option}", lang),
         label_visibility="collapsed",

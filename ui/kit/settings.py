@@ -11,7 +11,7 @@ import math
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Self
+from typing import Any, ClassVar, Protocol, Self
 
 from ui.kit.text import LANGUAGES
 
@@ -25,13 +25,22 @@ VALUE_LIMIT = 1e6
 SPEC = "url"
 
 
+class Values(Protocol):
+    """Widget values by session key (Streamlit's session state)."""
+
+    def __getitem__(self, key: str) -> Any: ...
+
+
 @dataclass(frozen=True)
 class Note:
     """A URL value that was replaced: which key, and what is used instead."""
 
     key: str
     used: str
-    carried: bool = False  # the value came from another page's widget, not from the link
+    carried: bool = False  # the value came from another page, not from the link
+    kept: str | None = None  # a carried value this page could not use (it kept ``used``)
+    page: str = ""  # the page that kept its own value
+    limit: str = ""  # the largest value that page allows, when one was too large
 
 
 @dataclass(frozen=True)
@@ -44,6 +53,7 @@ class Spec:
     choices: tuple[str, ...] = ()
     max_chars: int = 0
     valid: Callable[[Any, dict[str, Any]], bool] | None = None  # else the default, with a note
+    secret: bool = False  # read from a link, never written into one (a teacher's key)
 
     def bounds(self, values: dict[str, Any]) -> tuple[float, float]:
         """(low, high) given the fields read before this one."""
@@ -76,25 +86,44 @@ def choice(default: str, choices: tuple[str, ...]) -> Any:
     return _declare(default, Spec("choice", choices=choices))
 
 
-def text(default: str, max_chars: int) -> Any:
-    """Free text, cut to ``max_chars`` characters."""
-    return _declare(default, Spec("text", max_chars=max_chars))
+def text(default: str, max_chars: int, secret: bool = False) -> Any:
+    """Free text, cut to ``max_chars`` characters; a ``secret`` one is read from a link but
+    never written into the URL or a share link."""
+    return _declare(default, Spec("text", max_chars=max_chars, secret=secret))
+
+
+NUMBERS_CHARS = 400  # the box of numbers: 12 numbers of any sensible length
 
 
 def numbers(default: str) -> Any:
     """1 to 12 numbers as typed, kept as text (parse them with ``parse_values``)."""
-    return _declare(default, Spec("numbers"))
+    return _declare(default, Spec("numbers", max_chars=NUMBERS_CHARS))
 
 
+@dataclass(frozen=True)
 class Settings:
-    """Base of every page's settings: parsing, the link, and widget bounds from the fields."""
+    """Base of every page's settings: parsing, the link, and widget keys and bounds from the
+    fields. ``PAGE`` is the page's path in ``PAGES``: its widgets' session keys are scoped to it
+    (``lab_d``), while the URL keeps the field's short name (``d``)."""
 
-    STORE: ClassVar[str]  # the session-state key where a page keeps its last settings
+    PAGE: ClassVar[str]  # the page these settings belong to, as PAGES names it
+
+    @classmethod
+    def store(cls) -> str:
+        """The session key where the page keeps the settings it last used."""
+        return f"_{cls.PAGE}_settings"
+
+    @classmethod
+    def widget_key(cls, name: str) -> str:
+        """The session key of the widget for field ``name``: scoped to the page."""
+        if name not in cls.specs():
+            raise KeyError(f"{cls.__name__} has no field {name!r}")
+        return f"{cls.PAGE}_{name}"
 
     @classmethod
     def specs(cls) -> dict[str, Spec]:
         """Every field's declaration, by URL name."""
-        return {f.name: f.metadata[SPEC] for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+        return {f.name: f.metadata[SPEC] for f in dataclasses.fields(cls)}
 
     @classmethod
     def spec(cls, name: str) -> Spec:
@@ -106,29 +135,52 @@ class Settings:
         """Settings from a URL query; anything unusable becomes a sane value, with a note."""
         reader = _Reader(query)
         values: dict[str, Any] = {}
-        for item in dataclasses.fields(cls):  # type: ignore[arg-type]
+        for item in dataclasses.fields(cls):
             values[item.name] = reader.read(item.name, item.default, item.metadata[SPEC], values)
         return cls(**values), reader.notes
 
     @classmethod
-    def from_state(cls, state: Mapping[str, Any]) -> Self:
-        """Settings from the widgets' values in session state, each coerced to its kind."""
+    def from_state(cls, state: Values) -> Self:
+        """Settings from the widgets' values in session state (scoped keys), each coerced to its
+        kind."""
         values = {}
         for name, spec in cls.specs().items():
-            value = state[name]
-            values[name] = _COERCE[spec.kind](value)
-            if spec.kind == "text":
-                values[name] = values[name][: spec.max_chars]
+            value = _COERCE[spec.kind](state[cls.widget_key(name)])
+            values[name] = value[: spec.max_chars] if spec.kind == "text" else value
         return cls(**values)
 
-    def to_query(self) -> dict[str, str]:
-        """The URL query that restores these settings."""
-        return {key: url_text(value) for key, value in dataclasses.asdict(self).items()}  # type: ignore[call-overload]
+    def to_query(self, secrets: bool = False) -> dict[str, str]:
+        """The URL query that restores these settings; secret fields only when ``secrets``."""
+        specs = self.specs()
+        shown = {
+            key: value
+            for key, value in dataclasses.asdict(self).items()
+            if (secrets or not specs[key].secret) and not (value == "" == _default(self, key))
+        }  # a text left empty where empty is its default says nothing: ?room=X, not &me=
+        return {key: url_text(value) for key, value in shown.items()}
+
+    def to_state(self) -> dict[str, Any]:
+        """These settings as their widgets' session values, by scoped key."""
+        fields = dataclasses.asdict(self)
+        return {self.widget_key(name): value for name, value in fields.items()}
+
+
+def _default(settings: Settings, name: str) -> Any:
+    """A field's declared default."""
+    return next(f.default for f in dataclasses.fields(settings) if f.name == name)
+
+
+def _whole(value: Any) -> int:
+    """A widget's whole number; a select box may send back the label it shows ("3 · 欢")."""
+    if isinstance(value, str):
+        number = to_int(value.split(" ", 1)[0])
+        return 0 if number is None else number
+    return int(value)
 
 
 _COERCE: dict[str, Callable[[Any], Any]] = {
     "flag": bool,
-    "integer": int,
+    "integer": _whole,
     "number": float,
     "choice": str,
     "text": str,
@@ -262,9 +314,18 @@ def url_text(value: object) -> str:
     return str(value)
 
 
+# What follows the user from page to page, besides the language and presenter mode: a page
+# whose settings have a field of one of these names means the same thing by it (the sentence;
+# d, the width q·k sums over). A carried value that does not fit a page's own declaration is not
+# changed into one that would alter the lesson: the page keeps its own, and says why.
+CARRIED = ("text", "d")
+
+
 @dataclass(frozen=True)
 class AppSettings(Settings):
     """What every page shares: the language and presenter mode."""
+
+    PAGE: ClassVar[str] = "app"
 
     lang: str = choice("zh", LANGUAGES)
     present: bool = flag(False)

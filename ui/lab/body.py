@@ -1,29 +1,41 @@
 """The Attention Lab: type a sentence, pick d, and watch every step of attention."""
 
-from dataclasses import replace
+from dataclasses import asdict, replace
 from functools import partial
 
 import numpy as np
 import streamlit as st
 
-from ui.kit import state
-from ui.kit.display import chart, model_link, safe_text, token_chips
+from ui.classroom.compute import LAB_VIEW, TEACHING
+from ui.classroom.settings import ClassroomParams
+from ui.kit import screen, state
+from ui.kit.display import chart, page_link, safe_text, selectbox, token_chips
 from ui.kit.heatmap import Matrix, heatmap
 from ui.kit.text import STRINGS, t
 from ui.lab import figures
 from ui.lab.compute import compute_lab
-from ui.lab.controls import fit_heads, heads_note, stage_picker, teacher_bar
+from ui.lab.controls import check_lab_heads, heads_note, stage_picker, teacher_bar
 from ui.lab.export import matrix_csv, state_zip
 from ui.lab.settings import LabParams
 from ui.lab.stages import OUTPUT_DIMS, STAGE_VIEWS, row_panel
 from viz_core import LabResult
 from viz_core.model import unknown_characters
 
+# The labels that a box already says (the sentence, the d presets, the mask), hidden where room
+# is short: on a phone and on a projector; there d's too.
+BOXED = ",".join(
+    f".st-key-{LabParams.widget_key(name)} [data-testid=stWidgetLabel]" for name in ("text", "mask")
+)
+PRESETS = f".st-key-{LabParams.widget_key('d')}_preset [data-testid=stWidgetLabel]"
+BOXED_CSS = f"{BOXED},{PRESETS}{{display:none}}"
+D_LABEL_CSS = f".st-key-{LabParams.widget_key('d')} [data-testid=stWidgetLabel]{{display:none}}"
+
 
 def render() -> None:
     """The page, top to bottom: controls, then the view of the sentence (``lab_view``)."""
-    fit_heads()  # before the page's settings are checked, which would call it a carried value
+    check_lab_heads()  # before the page's settings are checked, which would call it a carried value
     lang = state.open_page("lab_title", "lab_intro", LabParams)
+    screen.page_css(state.present(), crowded=BOXED_CSS, projector=D_LABEL_CSS)
     lab_view(lang)
 
 
@@ -34,14 +46,12 @@ def lab_view(lang: str) -> None:
 
     A fragment: Enter in the box, or a new d, scaling or mask, reruns this alone, and the browser
     re-renders only what this sends (docs/performance.md, "What the lab's speed comes from").
-    Settings in the sidebar rerun the page.
     """
-    row_as_number()
-    fit_heads()
-    teacher_bar(lang)
+    check_lab_heads()
+    teacher_bar(state.current(LabParams), lang)
     heads_note(lang)
     params = state.current(LabParams)
-    result = compute_lab(**params.core_kwargs())
+    result = compute_lab(params)
     if result.n_content == 0:
         st.info(t("empty_text", lang), icon=":material/edit:")
         state.close_page(params, share=False)
@@ -72,7 +82,7 @@ def stage_view(params: LabParams, lang: str) -> None:
     closes): it gets the settings and asks the shared cache, so that no session pins a result the
     cache has let go of.
     """
-    result = compute_lab(**params.core_kwargs())
+    result = compute_lab(params)
     n = len(result.tokens)
     row, _ = selected_row(n)
     params = replace(params, row=row, stage=stage_picker(lang))
@@ -82,24 +92,33 @@ def stage_view(params: LabParams, lang: str) -> None:
     tokens = result.tokens  # the label function outlives the run: it must not hold the result
     with row_side:
         row_panel(result, row, lang)
-        st.selectbox(
-            t("row_label", lang),
+        ask_the_class(params, lang)
+        label, help_ = t("row_label", lang), t("row_help", lang)
+        selectbox(
+            LabParams,
+            "row",
+            label,
             range(n),
-            key="row",
-            help=t("row_help", lang),
+            help=help_,
             format_func=lambda i: f"{i} · {tokens[i]}",
         )
     state.close_page(params)
 
 
-def row_as_number() -> None:
-    """The row box sends back the label it shows, "3 · 欢". One sent before the box got a new
-    sentence's labels (Enter, then a click on the box while that run is on) comes back as that
-    text, which this view's run alone does not check (the page's run does): keep its number."""
-    row = st.session_state.get("row")
-    if isinstance(row, str):
-        number = row.split(" ", 1)[0]
-        st.session_state.row = int(number) if number.isdigit() else 0
+def ask_the_class(params: LabParams, lang: str) -> None:
+    """For a teacher whose class is running: this view, its settings and row, as the class's
+    next question (handed to the class page, which asks it)."""
+    room, _ = TEACHING.get()
+    if room and st.button(t("lab_ask_class", lang), key="lab_ask_class", icon=":material/groups:"):
+        LAB_VIEW.set(class_question(params))
+        state.hand_over(ClassroomParams(room=room))
+
+
+def class_question(params: LabParams) -> dict[str, object]:
+    """The lab's settings that the class's question about a row takes (not the stage)."""
+    settings = asdict(params.computed())
+    del settings["stage"]
+    return settings | {"row": params.row}
 
 
 def selected_row(n: int) -> tuple[int, bool]:
@@ -109,11 +128,10 @@ def selected_row(n: int) -> tuple[int, bool]:
     makes Streamlit send this sentence's labels to the browser, which would otherwise keep the
     old ones and send one back (the page's run restores every setting; a fragment's alone does
     not)."""
-    row_as_number()
-    asked = int(st.session_state.get("row", 0))
-    row = min(max(asked, 0), max(n - 1, 0))
-    st.session_state.row = row
-    return row, row != asked
+    params = state.current(LabParams)
+    row = min(max(params.row, 0), max(n - 1, 0))
+    state.put(replace(params, row=row))
+    return row, row != params.row
 
 
 def row_inside(params: LabParams, n: int, lang: str) -> LabParams:
@@ -142,13 +160,13 @@ def source_note(result: LabResult, params: LabParams, lang: str) -> None:
     """What the weights mean for this source of Q, K, V."""
     if params.source == "random":
         st.caption(t("random_caveat", lang))
-        model_link(lang)
+        page_link("model", t("model_link", lang))
     elif params.source == "trained":
         st.caption(t("trained_caveat", lang, layer=params.layer + 1, head=params.head + 1))
         unknown = unknown_characters(result.tokens)
         if unknown:
             safe_text(t("trained_unknown", lang, chars=" ".join(unknown)))
-        model_link(lang)
+        page_link("model", t("model_link", lang))
     elif not params.position:
         safe_text(t("embedding_alike_why", lang))
 
@@ -159,23 +177,21 @@ def projection_views(result: LabResult, lang: str) -> None:
     assert projection is not None
     plus = t("projection_plus", lang) if projection.positions is not None else ""
     # A toggle, not an expander: a collapsed expander still draws its seven charts.
-    if st.toggle(t("projection_title", lang), key="show_projection"):
+    if st.toggle(t("projection_title", lang), key="lab_show_projection"):
         d_model, d = projection.x.shape[1], projection.q.shape[1]
         safe_text(t("projection_why", lang, plus=plus, d_model=d_model, d=d))
         dims = min(OUTPUT_DIMS, d_model)
         labels = tuple(str(j) for j in range(dims))
-        per_token = {"row_axis": "axis_token", "col_axis": "axis_dimension"}
-        per_dim = {"row_axis": "axis_dimension", "col_axis": "axis_dimension"}
-        views = [("x", result.tokens, per_token)]
-        views += [(name, labels, per_dim) for name in ("w_q", "w_k", "w_v")]
-        views += [(name, result.tokens, per_token) for name in ("q", "k", "v")]
-        for column, (name, rows, options) in zip(
+        views = [("x", result.tokens, "axis_token")]
+        views += [(name, labels, "axis_dimension") for name in ("w_q", "w_k", "w_v")]
+        views += [(name, result.tokens, "axis_token") for name in ("q", "k", "v")]
+        for column, (name, rows, row_axis) in zip(
             st.columns(4) + st.columns(4), views, strict=False
         ):
             with column:
                 st.caption(t(f"matrix_{name}", lang))
                 matrix = getattr(projection, name)[: len(rows), :dims]
-                shown = Matrix(matrix, rows, labels, **options)
+                shown = Matrix(matrix, rows, labels, row_axis=row_axis, col_axis="axis_dimension")
                 chart(f"projection_{name}", heatmap, shown, lang=lang, share=0.24)
 
 
@@ -208,7 +224,7 @@ def repeat_notes(result: LabResult, params: LabParams, lang: str) -> None:
 
 def every_row(result: LabResult, lang: str) -> None:
     """Every row's weights as small bar charts, on request (nine subplots are slow to draw)."""
-    if st.toggle(t("multiples_title", lang), key="show_multiples"):
+    if st.toggle(t("multiples_title", lang), key="lab_show_multiples"):
         weights = result.steps.weights
         chart("row_multiples", figures.row_multiples, weights, result.tokens, lang=lang)
 
@@ -231,13 +247,13 @@ def every_matrix(result: LabResult) -> dict[str, np.ndarray]:
 
 def one_csv(params: LabParams, name: str) -> str:
     """One matrix of these settings as a token-labelled CSV."""
-    result = compute_lab(**params.core_kwargs())
+    result = compute_lab(params)
     return matrix_csv(every_matrix(result)[name], result.tokens)
 
 
 def everything_zip(params: LabParams, query: dict[str, str]) -> bytes:
     """Every matrix of these settings, and the link's settings, in a zip."""
-    result = compute_lab(**params.core_kwargs())
+    result = compute_lab(params)
     return state_zip(query, result.tokens, every_matrix(result))
 
 
@@ -248,14 +264,14 @@ def downloads(result: LabResult, params: LabParams, lang: str) -> None:
     fetch the result when pressed, so that a closed tab does not pin a large result.
     """
     # A switch, not a heading: closed, the downloads cost no widgets on every rerun.
-    if not st.toggle(t("downloads_title", lang), key="show_downloads"):
+    if not st.toggle(t("downloads_title", lang), key="lab_show_downloads"):
         return
     shown = [name for name in every_matrix(result) if f"matrix_{name}" in STRINGS]
     row = st.container(horizontal=True, vertical_alignment="bottom")
     choice = row.selectbox(
         t("download_pick", lang),
         shown,
-        key="download_matrix",
+        key="lab_download_matrix",
         format_func=lambda name: t(f"matrix_{name}", lang),
         width=360,
     )
@@ -264,7 +280,7 @@ def downloads(result: LabResult, params: LabParams, lang: str) -> None:
         data=partial(one_csv, params, choice),
         file_name=f"{choice}.csv",
         mime="text/csv",
-        key="download_csv",
+        key="lab_download_csv",
         on_click="ignore",
     )
     row.download_button(
@@ -272,7 +288,7 @@ def downloads(result: LabResult, params: LabParams, lang: str) -> None:
         data=partial(everything_zip, params, state.full_query(params.to_query())),
         file_name="attention-lab.zip",
         mime="application/zip",
-        key="download_zip",
+        key="lab_download_zip",
         on_click="ignore",
     )
     st.caption(t("download_png_hint", lang))

@@ -1,6 +1,7 @@
-"""The lab's settings: each field is a URL name, a widget key and a core parameter of run_lab."""
+"""The lab's settings: each field is a URL name, a widget (keyed ``lab_<field>``) and a parameter
+of run_lab, which ``compute_lab`` passes by name."""
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
 from ui.kit.settings import Note, Query, Settings, choice, flag, integer, number, text
@@ -40,7 +41,7 @@ class LabParams(Settings):
     and ``ui.lab.body.selected_row`` applies it once the tokens are known.
     """
 
-    STORE: ClassVar[str] = "_lab_params"
+    PAGE: ClassVar[str] = "lab"
 
     text: str = text(DEFAULT_TEXT, MAX_TEXT_CHARS)
     special: bool = flag(True)
@@ -57,11 +58,13 @@ class LabParams(Settings):
     temperature: float = number(1.0, *TEMPERATURE_RANGE)
     stage: str = choice("weights", STAGES)  # which stage the large heatmap shows
 
-    def core_kwargs(self) -> dict[str, object]:
-        """The settings run_lab takes, by the same names (row and stage are only views)."""
-        settings = asdict(self)
-        del settings["row"], settings["stage"]
-        return settings
+    def computed(self) -> "LabParams":
+        """These settings with the views (row, stage) at their defaults: every row and stage of
+        one computation share one result."""
+        return replace(self, row=VIEW.row, stage=VIEW.stage)
+
+
+VIEW = LabParams()
 
 
 def parse_lab(query: Query) -> tuple[LabParams, list[Note]]:

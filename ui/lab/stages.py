@@ -6,15 +6,18 @@ Each stage is a function, top to bottom: its heading and formula, one large heat
 
 import math
 from collections.abc import Callable
+from dataclasses import replace
 
 import streamlit as st
 
-from ui.kit.display import chart, clicked_point, heading, safe_text, train_link
+from ui.kit import state
+from ui.kit.display import chart, clicked_point, heading, page_link, safe_text
 from ui.kit.figures import format_small
 from ui.kit.formulas import mask_latex, scale_latex
 from ui.kit.heatmap import Matrix, heatmap
 from ui.kit.text import t
 from ui.lab import figures
+from ui.lab.settings import LabParams
 from viz_core import ONE_HOT, LabResult, jacobian_norm
 
 OUTPUT_DIMS = 8  # dimensions of V shown in the output stage
@@ -32,9 +35,9 @@ def row_from_selection(selection: object) -> int | None:
 
 def _on_pick() -> None:
     """Copy a click on the weights heatmap into the row setting (a selection resets on redraw)."""
-    row = row_from_selection(st.session_state.get("weights_heatmap"))
+    row = row_from_selection(state.selection("weights_heatmap"))
     if row is not None and row >= 0:
-        st.session_state.row = row
+        state.put(replace(state.current(LabParams), row=row))
 
 
 def stage_heatmap(result: LabResult, stage: str, row: int, lang: str) -> None:
@@ -83,10 +86,10 @@ def scaled_stage(result: LabResult, row: int, lang: str) -> None:
         st.caption(t("scaled_why_on", lang, sqrt_d=f"{math.sqrt(steps.d_k):.4g}"))
     elif steps.temperature == 1:
         st.caption(t("scaled_why_off", lang))
-        train_link(lang)
+        page_link("train", t("train_link", lang))
     else:
         st.caption(t("scaled_why_off_temperature", lang, temperature=f"{steps.temperature:g}"))
-        train_link(lang)
+        page_link("train", t("train_link", lang))
     key = "changed_scaled" if steps.divisor != 1 else "changed_scaled_none"
     safe_text(t(key, lang, after=after, **spread))
 
@@ -173,7 +176,7 @@ def row_panel(result: LabResult, row: int, lang: str) -> None:
     verdict = row_verdict(*numbers["max"], *numbers["gradient"])
     safe_text(t(verdict, lang, **row_words(numbers, lang)))
     if verdict == "row_verdict_saturated":
-        train_link(lang)
+        page_link("train", t("train_link", lang))
     row_sums = t("stat_row_sum", lang, error=format_small(result.row_sum_error))
     st.caption(f"{row_sums} {t('stats_why', lang)}")
 

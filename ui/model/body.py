@@ -9,13 +9,14 @@ import streamlit as st
 
 from ui.kit import state
 from ui.kit.cache import shared
-from ui.kit.display import chart, clicked_point, number_input, safe_text
+from ui.kit.display import chart, clicked_point, number_input, safe_text, text_input
 from ui.kit.heatmap import heatmap
 from ui.kit.text import literal, t
-from ui.lab.settings import MAX_TEXT_CHARS, LabParams
+from ui.lab.settings import LabParams
 from ui.model import figures
 from ui.model.settings import ModelParams
 from viz_core import (
+    ONE_HOT,
     ModelRun,
     fill_mask,
     held_out_sentences,
@@ -23,7 +24,7 @@ from viz_core import (
     load_model,
     run_model,
 )
-from viz_core.model import CLEAR_ROLE, MASK, ONE_HOT
+from viz_core.model import CLEAR_ROLE, MASK
 
 TOP = 8  # guesses shown
 ARTICLE_SENTENCE = "我喜欢人工智能"
@@ -39,7 +40,7 @@ def model_run(text: str) -> ModelRun:
 def render() -> None:
     """The sentence and what the model makes of it, then what does not depend on it: the
     heads' roles, 喜, √d and training."""
-    lang = state.open_page("md_title", "md_intro", LabParams, ModelParams)
+    lang = state.open_page("md_title", "md_intro", ModelParams)
     sentence_view(lang)
     roles_section(lang)
     article_row_section(lang)
@@ -51,19 +52,18 @@ def render() -> None:
 def sentence_view(lang: str) -> None:
     """The sentence, one core call, its heads and the blank to fill. A fragment: a new sentence
     or blank reruns this alone, and the browser redraws only what it sends."""
-    st.text_input(t("md_text", lang), key="text", max_chars=MAX_TEXT_CHARS)
-    lab = replace(state.stored(LabParams), text=str(st.session_state["text"]))
+    text_input(ModelParams, "text", t("md_text", lang))
     params = state.current(ModelParams)
     try:
-        run = model_run(lab.text)
+        run = model_run(params.text)
     except ValueError:
         st.info(t("empty_text", lang), icon=":material/edit:")
-        state.close_page(lab, params)
+        state.close_page(params)
         return
     reading_notes(run, lang)
-    heads_section(run, lang)
+    heads_section(run, params, lang)
     params = fill_section(run, params, lang)
-    state.close_page(lab, params)
+    state.close_page(params)
 
 
 def reading_notes(run: ModelRun, lang: str) -> None:
@@ -79,7 +79,9 @@ def reading_notes(run: ModelRun, lang: str) -> None:
         )
 
 
-OPEN_IN_LAB = "_model_open_in_lab"  # a head was clicked: the lab opens on it
+OPEN_IN_LAB = state.Slot(
+    "model", "open_in_lab", (-1, -1)
+)  # (layer, head) clicked: the lab opens on it
 
 
 def clicked_head(selection: object, heads: int) -> tuple[int, int] | None:
@@ -93,33 +95,40 @@ def clicked_head(selection: object, heads: int) -> tuple[int, int] | None:
 
 
 def _open_head() -> None:
-    """Put the clicked head into the lab's settings; the run then switches to the lab."""
+    """Keep the clicked head; the run then hands it to the lab (``open_in_lab``)."""
     config = load_model().config
-    picked = clicked_head(st.session_state.get("model_heads"), config.heads)
+    picked = clicked_head(state.selection("model_heads"), config.heads)
     if picked is not None and picked[0] < config.layers:
-        layer, head = picked
-        st.session_state.update(source="trained", layer=layer, head=head, stage="weights")
-        st.session_state[OPEN_IN_LAB] = True
+        OPEN_IN_LAB.set(picked)
 
 
-def heads_section(run: ModelRun, lang: str) -> None:
+def open_in_lab(text: str) -> None:
+    """The head clicked in this run, opened in the lab on this sentence: one explicit hand-over
+    of the lab's settings (its other settings at their defaults)."""
+    layer, head = OPEN_IN_LAB.pop()
+    if layer >= 0:
+        lab = LabParams(text=text, source="trained", layer=layer, head=head, stage="weights")
+        state.hand_over(lab)
+
+
+def heads_section(run: ModelRun, params: ModelParams, lang: str) -> None:
     """Every layer × head as small heatmaps in one figure; a click opens that head in the lab."""
     st.subheader(t("md_heads_title", lang))
     st.caption(t("md_heads_why", lang))
     panels = figures.head_panels(run, lang)
     # First: the guesses' chart, below, sent with new heads would hold back their drawing.
     chart("model_heads", heatmap, panels, lang=lang, per_row=4, select=_open_head, first=True)
-    if st.session_state.pop(OPEN_IN_LAB, False):
-        st.switch_page("ui/lab/page.py")
+    open_in_lab(params.text)
 
 
 def past_blank(count: int, lang: str) -> None:
     """A blank past the sentence's last character (a link's ?mask_at=99, or a sentence typed
     shorter) becomes its last character, with a note, before the box shows it: the link's own
     note only knew the longest sentence allowed."""
-    at = int(st.session_state.mask_at)
+    params = state.current(ModelParams)
+    at = params.mask_at
     if at >= count > 0:
-        st.session_state.mask_at = count - 1
+        state.put(replace(params, mask_at=count - 1))
         words = {"at": at, "count": count, "last": count - 1}
         st.info(t("md_fill_past", lang, **words), icon=":material/build:")
 

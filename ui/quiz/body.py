@@ -7,7 +7,7 @@ import streamlit as st
 from ui.kernel.settings import XI_DIVISOR, XI_ROW
 from ui.kit import state
 from ui.kit.cache import shared
-from ui.kit.display import number_input, safe_text, train_link
+from ui.kit.display import number_input, page_link, safe_text
 from ui.kit.text import t
 from ui.quiz.settings import QuizParams
 from viz_core import SEED_MAX, Question, make_quiz, softmax_breakdown
@@ -17,7 +17,7 @@ COUNTS = {"causal_count"}  # questions whose answer is a whole number
 
 
 def _new_quiz() -> None:
-    st.session_state.quiz_seed = secrets.randbelow(SEED_MAX + 1)
+    state.put(QuizParams(quiz_seed=secrets.randbelow(SEED_MAX + 1)))
 
 
 def _numbers(question: Question) -> dict[str, str]:
@@ -45,7 +45,7 @@ def render() -> None:
         number_input(QuizParams, "quiz_seed", lang, "qz_seed", step=1)
     right.button(
         t("qz_new", lang),
-        key="quiz_new",
+        key="quiz_new_seed",
         on_click=_new_quiz,
         width="stretch",
         icon=":material/casino:",
@@ -83,7 +83,7 @@ def article_questions(lang: str) -> None:
         with st.expander(t("qz_reveal", lang)):
             safe_text(t(f"{name}_a", lang, **(xi_shares() if name == "qz_a3" else {})))
             if name == "qz_a1":  # the answer says an unscaled head cannot learn
-                train_link(lang)
+                page_link("train", t("train_link", lang))
 
 
 def ask(number: int, question: Question, seed: int, lang: str) -> bool | None:
@@ -94,7 +94,7 @@ def ask(number: int, question: Question, seed: int, lang: str) -> bool | None:
     whole = question.kind in COUNTS
     answer = st.number_input(
         t("qz_answer_label", lang),
-        key=f"answer_{seed}_{number}",
+        key=f"quiz_answer_{seed}_{number}",
         value=None,
         step=1 if whole else None,
         format="%d" if whole else "%.4f",

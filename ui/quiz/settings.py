@@ -11,6 +11,6 @@ from viz_core import SEED_MAX
 class QuizParams(Settings):
     """``quiz_seed`` is the URL name and the widget key."""
 
-    STORE: ClassVar[str] = "_quiz_params"
+    PAGE: ClassVar[str] = "quiz"
 
     quiz_seed: int = integer(0, 0, SEED_MAX)

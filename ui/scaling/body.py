@@ -5,9 +5,9 @@ import math
 import numpy as np
 import streamlit as st
 
-from ui.kit import state
+from ui.kit import notes, state
 from ui.kit.cache import Call, advance, shared
-from ui.kit.display import chart, number_input, presets, radio, safe_text, train_link
+from ui.kit.display import chart, number_input, page_link, presets, radio, safe_text
 from ui.kit.text import t
 from ui.scaling import figures
 from ui.scaling.settings import ScalingParams
@@ -90,16 +90,16 @@ def computed(params: ScalingParams, lang: str) -> None:
     done = advance(calls, SLICE)
     if done < len(calls):
         st.progress(done / len(calls), text=t("sc_computing", lang, done=done, total=len(calls)))
-        state.rerun()
+        notes.rerun()
 
 
-DRAWN_FOR = "_scaling_sections_for"  # the distribution the sections below the histogram show
+DRAWN_FOR = state.Slot("scaling", "drawn_for", "")  # the distribution the sections below show
 
 
 def render() -> None:
     """Controls and the histogram of this d, then the experiment, saturation and the animation."""
     lang = state.open_page("sc_title", "sc_intro", ScalingParams)
-    st.session_state[DRAWN_FOR] = state.current(ScalingParams).distribution
+    DRAWN_FOR.set(state.current(ScalingParams).distribution)
     d_view(lang)
     params = state.current(ScalingParams)
     variance_section(params, lang)
@@ -114,7 +114,7 @@ def d_view(lang: str) -> None:
     a new distribution reruns the page, since every section draws it."""
     controls(lang)
     params = state.current(ScalingParams)
-    if params.distribution != st.session_state.get(DRAWN_FOR, params.distribution):
+    if params.distribution != (DRAWN_FOR.get() or params.distribution):
         st.rerun()  # from a fragment, the whole page
     computed(params, lang)
     if params.distribution == "uniform":
@@ -130,7 +130,7 @@ def controls(lang: str) -> None:
         radio(ScalingParams, "distribution", lang, "sc_distribution")
     with right:
         number_input(ScalingParams, "d", lang, "d", step=1)
-        presets("d", PRESETS, "sc_preset_", label=lambda d: f"d = {d:,}")
+        presets(ScalingParams, "d", PRESETS, label=lambda d: f"d = {d:,}")
 
 
 def variance_section(params: ScalingParams, lang: str) -> None:
@@ -182,7 +182,7 @@ def saturation_section(params: ScalingParams, lang: str) -> None:
     curves = saturation_curves(params.distribution)
     st.subheader(t("sc_saturation_title", lang))
     st.caption(t("sc_saturation_why", lang, n=ROW_TOKENS, trials=TRIALS))
-    train_link(lang)
+    page_link("train", t("train_link", lang))
     panels = [
         ("max", "sc_max_weight", [0, 1.05]),
         ("entropy", "sc_entropy", [0, math.log(ROW_TOKENS) * 1.05]),

@@ -11,7 +11,7 @@ from viz_core import D_MAX, D_MIN, DISTRIBUTIONS
 class ScalingParams(Settings):
     """Field names are the URL names and the widget keys (``d`` is shared with the lab)."""
 
-    STORE: ClassVar[str] = "_scaling_params"
+    PAGE: ClassVar[str] = "scaling"
 
     d: int = integer(1536, D_MIN, D_MAX)
     distribution: str = choice("normal", DISTRIBUTIONS)

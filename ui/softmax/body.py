@@ -1,6 +1,7 @@
 """Lesson: how softmax works, with the articles' examples computed, not copied."""
 
 from collections.abc import Callable
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -8,7 +9,15 @@ import streamlit as st
 
 from ui.kit import state
 from ui.kit.cache import shared
-from ui.kit.display import chart, model_link, number_input, picker, safe_text
+from ui.kit.display import (
+    chart,
+    number_input,
+    page_link,
+    picker,
+    safe_text,
+    selectbox,
+    text_input,
+)
 from ui.kit.figures import format_value
 from ui.kit.settings import parse_values
 from ui.kit.text import t
@@ -34,9 +43,8 @@ def compute(values: tuple[float, ...], divisor: float) -> SoftmaxBreakdown:
 
 def _use_preset(name: str) -> None:
     preset = PRESETS[name]
-    st.session_state.values = preset.values
-    st.session_state.divisor = float(preset.divisor)
-    st.session_state.target = LARGEST
+    params = state.current(SoftmaxParams)
+    state.put(replace(params, values=preset.values, divisor=float(preset.divisor), target=LARGEST))
 
 
 def _naive(value: float, total: float, lang: str) -> str:
@@ -52,13 +60,13 @@ def render() -> None:
     the table, stability, the Jacobian or the loss gradient."""
     lang = state.open_page("sm_title", "sm_intro", SoftmaxParams)
     controls(lang)
-    values = parse_values(str(st.session_state["values"]))
+    params = state.current(SoftmaxParams)
+    values = parse_values(params.values)
     if values is None:
         st.warning(t("sm_values_bad", lang), icon=":material/edit:")
         values = parse_values(DEFAULT_VALUES)
     assert values is not None
-    divisor = float(st.session_state.divisor)
-    breakdown = compute(values, divisor)
+    breakdown = compute(values, params.divisor)
     labels = labels_for(values)
     chart_section(breakdown, labels, lang)
     article_verdict(breakdown, lang)
@@ -71,9 +79,10 @@ def render() -> None:
 def past_target(labels: list[str], lang: str) -> None:
     """A target past the last number (from a link, or numbers typed shorter) becomes the largest
     entry again, with a note: the link's own note only knew the longest list allowed."""
-    target = int(st.session_state.target)
+    params = state.current(SoftmaxParams)
+    target = params.target
     if target >= len(labels):
-        st.session_state.target = LARGEST
+        state.put(replace(params, target=LARGEST))
         words = {"target": target, "count": len(labels), "last": len(labels) - 1}
         st.info(t("sm_target_past", lang, **words), icon=":material/build:")
 
@@ -82,17 +91,20 @@ def controls(lang: str) -> None:
     """The numbers, the divisor, and the articles' examples in a popover beside them, so that the
     chart starts on the first screen of a phone or a projector."""
     numbers, divisor, examples = st.columns([5, 2, 2], vertical_alignment="bottom")
-    numbers.text_input(
-        t("sm_values_label", lang), key="values", help=t("sm_values_help", lang), max_chars=400
-    )
+    with numbers:
+        label, help_ = t("sm_values_label", lang), t("sm_values_help", lang)
+        text_input(SoftmaxParams, "values", label, help=help_)
     with divisor:
         number_input(SoftmaxParams, "divisor", lang, "sm_divisor", step=1.0, format="%.3f")
     with examples.popover(
-        t("sm_presets", lang), key="sm_examples", icon=":material/newspaper:", width="stretch"
+        t("sm_presets", lang), key="softmax_examples", icon=":material/newspaper:", width="stretch"
     ):
         for name in PRESETS:
             st.button(
-                t(f"sm_preset_{name}", lang), key=f"sm_{name}", on_click=_use_preset, args=(name,)
+                t(f"sm_preset_{name}", lang),
+                key=f"softmax_{name}",
+                on_click=_use_preset,
+                args=(name,),
             )
 
 
@@ -128,7 +140,9 @@ def article_verdict(breakdown: SoftmaxBreakdown, lang: str) -> None:
             t("sm_twin_note", lang, printed=twin.text, computed=numbers, top=top),
             icon=":material/newspaper:",
         )
-        model_link(lang)  # the article's 喜 row is made up; the trained model's is measured
+        page_link(
+            "model", t("model_link", lang)
+        )  # the article's 喜 row is made up; the trained model's is measured
 
 
 def table_section(breakdown: SoftmaxBreakdown, labels: list[str], lang: str) -> None:
@@ -215,12 +229,12 @@ def jacobian_section(breakdown: SoftmaxBreakdown, labels: list[str], lang: str) 
     }
     key = "sm_jacobian_compare" if len(runs) == 2 else "sm_jacobian_alone"
     safe_text(t(key, lang, **numbers))
-    options = {"lang": lang, "share": 1 / len(runs)}
     for column, (run, chart_key) in zip(st.columns(len(runs)), runs, strict=True):
         with column:
             st.caption(t("sm_divided_by", lang, divisor=f"{run.divisor:g}"))
             jacobian = softmax_jacobian(run.probs)
-            chart(chart_key, figures.jacobian_heatmap, jacobian, labels, **options)
+            share = 1 / len(runs)
+            chart(chart_key, figures.jacobian_heatmap, jacobian, labels, lang=lang, share=share)
 
 
 def loss_gradient_section(breakdown: SoftmaxBreakdown, labels: list[str], lang: str) -> None:
@@ -230,15 +244,16 @@ def loss_gradient_section(breakdown: SoftmaxBreakdown, labels: list[str], lang: 
     st.latex(r"\frac{\partial(-\ln p_t)}{\partial x_j} = p_j - [j = t]")
     st.caption(t("sm_loss_why", lang))
     top = largest(tuple(breakdown.x))
-    choice = st.selectbox(
+    largest_label = t("sm_target_largest", lang, token=labels[top])
+    selectbox(
+        SoftmaxParams,
+        "target",
         t("sm_target_label", lang),
         [LARGEST, *range(n)],
-        key="target",
-        format_func=lambda i: (
-            t("sm_target_largest", lang, token=labels[top]) if i < 0 else labels[i]
-        ),
+        format_func=lambda i: largest_label if i < 0 else labels[i],
     )
-    target = top if choice == LARGEST else int(choice)
+    choice = state.current(SoftmaxParams).target
+    target = top if choice == LARGEST else choice
     gradient = cross_entropy_gradient(breakdown.probs, target)
     numbers = {
         "target": labels[target],

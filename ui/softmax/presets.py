@@ -115,12 +115,6 @@ def compare(printed: Printed, computed: tuple[float, ...]) -> tuple[bool, str]:
     return agrees, listed if len(numbers) == 1 else f"[{listed}]"
 
 
-def article_check(preset: Preset, probs: tuple[float, ...]) -> tuple[bool, str]:
-    """The softmax output the article prints for this preset, checked (see ``compare``)."""
-    assert preset.probs is not None
-    return compare(preset.probs, probs)
-
-
 def active_preset(values: tuple[float, ...], divisor: float) -> str | None:
     """The preset these numbers are, if any."""
     for name, preset in PRESETS.items():

@@ -16,7 +16,7 @@ SECTIONS = ("table", "stability", "jacobian", "gradient")
 class SoftmaxParams(Settings):
     """Field names are the URL names and the widget keys."""
 
-    STORE: ClassVar[str] = "_softmax_params"
+    PAGE: ClassVar[str] = "softmax"
 
     values: str = numbers(DEFAULT_VALUES)
     divisor: float = number(1.0, 0.001, VALUE_LIMIT)

@@ -6,8 +6,8 @@ from collections.abc import Callable
 import numpy as np
 import streamlit as st
 
-from ui.kit import state
-from ui.kit.display import chart, model_link, safe_text, token_chips
+from ui.kit import screen, state
+from ui.kit.display import chart, choose, page_link, safe_text, token_chips
 from ui.kit.figures import format_small
 from ui.kit.formulas import mask_latex, scale_latex
 from ui.kit.heatmap import Matrix, heatmap
@@ -15,28 +15,33 @@ from ui.kit.text import t
 from ui.lab.compute import compute_lab
 from ui.lab.settings import LabParams
 from ui.steps.settings import STEPS, StepsParams
-from viz_core import AttentionSteps, LabResult
+from viz_core import LabResult
 
 DIMS = 8  # dimensions of Q, K, V and the output shown on a projector
 
 
+TITLE_CSS = ".st-key-steps_title{display:none}"  # on a projector the indicator names the step
+
+
 def _move(delta: int) -> None:
-    st.session_state.step = min(max(int(st.session_state.step) + delta, 1), STEPS)
+    step = min(max(state.current(StepsParams).step + delta, 1), STEPS)
+    state.put(StepsParams(step=step))
 
 
 def render() -> None:
     """One core call, the step indicator and buttons, then the chosen step's formula, matrix and
     why, and the settings it used."""
     # The lab's settings: those it last used, else this link's (with notes), as the lab reads them.
-    lang = state.open_page("st_title", "st_intro", LabParams, StepsParams)
-    params = state.stored(LabParams)
-    result = compute_lab(**params.core_kwargs())
+    lang = state.open_page("st_title", "st_intro", StepsParams)
+    screen.page_css(state.present(), projector=TITLE_CSS)
+    params = state.handed(LabParams)
+    result = compute_lab(params)
     if result.n_content == 0:
         st.info(t("empty_text", lang), icon=":material/edit:")
         state.close_page(params, StepsParams(), share=False)
         return
     step = navigator(lang)
-    with st.container(key="step_title"):  # on a projector the indicator names it (CSS)
+    with st.container(key="steps_title"):  # on a projector the indicator names it (CSS)
         st.subheader(t(f"st_step_{step}", lang))
     SCREENS[step](result, lang)
     settings_line(result, params, lang)
@@ -58,10 +63,10 @@ def settings_line(result: LabResult, params: LabParams, lang: str) -> None:
 def navigator(lang: str) -> int:
     """Previous and next buttons around the six steps; returns the step on screen."""
     previous, indicator, following = st.columns([1, 4, 1], vertical_alignment="center")
-    step = int(st.session_state.step)
+    step = state.current(StepsParams).step
     previous.button(
         t("st_prev", lang),
-        key="step_prev",
+        key="steps_prev",
         on_click=_move,
         args=(-1,),
         width="stretch",
@@ -69,7 +74,7 @@ def navigator(lang: str) -> int:
     )
     following.button(
         t("st_next", lang),
-        key="step_next",
+        key="steps_next",
         on_click=_move,
         args=(1,),
         width="stretch",
@@ -77,33 +82,34 @@ def navigator(lang: str) -> int:
         type="primary",
     )
     with indicator:
-        st.radio(
-            t("st_indicator", lang, step=step),
-            range(1, STEPS + 1),
-            key="step",
-            horizontal=True,
-            format_func=lambda number: t(f"st_short_{number}", lang),
-        )
-    step = int(st.session_state.step)
+        label, short = t("st_indicator", lang, step=step), _short(lang)
+        choose(StepsParams, "step", label, range(1, STEPS + 1), horizontal=True, format_func=short)
+    step = state.current(StepsParams).step
     st.progress(step / STEPS)
     return step
 
 
-def show(key: str, result: LabResult, matrix: np.ndarray, lang: str, **options: object) -> None:
+def _short(lang: str) -> Callable[[int], str]:
+    """A step's short name in the indicator."""
+    return lambda number: t(f"st_short_{number}", lang)
+
+
+def show(key: str, matrix: Matrix, lang: str) -> None:
     """One matrix, full width and large: rows are the tokens."""
-    columns = options.pop("columns", result.tokens)
-    shown = Matrix(matrix, result.tokens, columns, **options)  # type: ignore[arg-type]
-    chart(key, heatmap, shown, lang=lang)
+    chart(key, heatmap, matrix, lang=lang)
 
 
-def per_dimension(steps: AttentionSteps) -> dict[str, object]:
-    """Options for a matrix with one column per dimension: its first DIMS dimensions."""
-    labels = tuple(str(j) for j in range(min(DIMS, steps.d_k)))
-    return {
-        "columns": labels,
-        "row_axis": "axis_token",
-        "col_axis": "axis_dimension",
-    }
+def by_token(
+    result: LabResult, z: np.ndarray, scale: str = "scores", masked: np.ndarray | None = None
+) -> Matrix:
+    """A matrix between tokens: a row and a column per token."""
+    return Matrix(z, result.tokens, result.tokens, scale=scale, masked=masked)
+
+
+def per_dimension(result: LabResult, z: np.ndarray) -> Matrix:
+    """A matrix with a row per token and a column per dimension: its first DIMS dimensions."""
+    labels = tuple(str(j) for j in range(min(DIMS, result.steps.d_k)))
+    return Matrix(z, result.tokens, labels, row_axis="axis_token", col_axis="axis_dimension")
 
 
 def step_qkv(result: LabResult, lang: str) -> None:
@@ -115,14 +121,14 @@ def step_qkv(result: LabResult, lang: str) -> None:
     matrices = (steps.q, steps.k, steps.v)
     for tab, name, matrix in zip(st.tabs(["Q", "K", "V"]), "qkv", matrices, strict=True):
         with tab:
-            show(f"step_{name}", result, matrix[:, :dims], lang, **per_dimension(steps))
+            show(f"step_{name}", per_dimension(result, matrix[:, :dims]), lang)
     safe_text(t("st_why_1", lang, dims=dims, d=d_k))
 
 
 def step_scores(result: LabResult, lang: str) -> None:
     """Step 2: QKᵀ."""
     st.latex(r"S = Q K^{\top},\qquad S_{ij} = q_i \cdot k_j = \sum_{t=1}^{d} q_{it} k_{jt}")
-    show("step_scores", result, result.steps.scores, lang)
+    show("step_scores", by_token(result, result.steps.scores), lang)
     safe_text(t("st_why_2", lang, n=len(result.tokens)))
 
 
@@ -132,7 +138,7 @@ def step_scaled(result: LabResult, lang: str) -> None:
     sqrt_d = f"{math.sqrt(steps.d_k):.4g}"
     heads = result.heads
     st.latex(scale_latex(steps.d_k, steps.temperature, heads) if steps.scale else r"S' = S")
-    show("step_scaled", result, steps.scaled, lang)
+    show("step_scaled", by_token(result, steps.scaled), lang)
     safe_text(t("st_why_3", lang, sqrt_d=sqrt_d) if steps.scale else t("st_why_3_off", lang))
 
 
@@ -142,7 +148,8 @@ def step_masked(result: LabResult, lang: str) -> None:
     if result.mask != "none":
         why += " " + t("mask_renormalised", lang, error=format_small(result.row_sum_error))
     st.latex(mask_latex(lang))
-    show("step_masked", result, result.steps.masked, lang, masked=~result.steps.allowed)
+    steps = result.steps
+    show("step_masked", by_token(result, steps.masked, masked=~steps.allowed), lang)
     safe_text(why)
 
 
@@ -150,7 +157,7 @@ def step_weights(result: LabResult, lang: str) -> None:
     """Step 5: softmax."""
     steps = result.steps
     st.latex(r"A_{ij} = \frac{e^{M_{ij}}}{\sum_k e^{M_{ik}}},\qquad \sum_j A_{ij} = 1")
-    show("step_weights", result, steps.weights, lang, scale="weights", masked=~steps.allowed)
+    show("step_weights", by_token(result, steps.weights, "weights", ~steps.allowed), lang)
     safe_text(t("st_why_5", lang))
 
 
@@ -159,9 +166,11 @@ def step_output(result: LabResult, lang: str) -> None:
     steps = result.steps
     n, d_v = steps.output.shape
     st.latex(r"O = A V,\qquad o_i = \sum_j A_{ij}\, v_j")
-    show("step_output", result, steps.output[:, :DIMS], lang, **per_dimension(steps))
+    show("step_output", per_dimension(result, steps.output[:, :DIMS]), lang)
     safe_text(t("st_why_6", lang, n=n, d=d_v, dims=min(DIMS, d_v)))
-    model_link(lang)  # what the output holds when Q, K, V are learned, not random
+    page_link(
+        "model", t("model_link", lang)
+    )  # what the output holds when Q, K, V are learned, not random
 
 
 SCREENS: dict[int, Callable[[LabResult, str], None]] = {

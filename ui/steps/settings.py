@@ -12,6 +12,6 @@ STEPS = 6
 class StepsParams(Settings):
     """``step`` is the URL name and the widget key."""
 
-    STORE: ClassVar[str] = "_steps_params"
+    PAGE: ClassVar[str] = "steps"
 
     step: int = integer(1, 1, STEPS)

@@ -4,22 +4,27 @@ import math
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import asdict
+from functools import partial
 
 import numpy as np
 import pandas as pd
 import streamlit as st
 
-from ui.kit import state
+from ui.kit import notes, screen, state
 from ui.kit.cache import advance
-from ui.kit.display import chart, number_input, presets, radio, safe_text
+from ui.kit.display import chart, number_input, presets, radio, safe_text, selectbox
 from ui.kit.text import t
 from ui.train import compute, figures
 from ui.train.compute import TrainPair, train_pair
 from ui.train.settings import D_PRESETS, TrainParams
 from viz_core import NEVER, Sweep, TrainRun
 
-SWEEPS = "_train_sweeps"  # session state: the (task, optimizer, seed) whose sweep was asked for
+SWEEPS = state.Slot(
+    "train", "sweeps", frozenset[tuple[str, str, int]]()
+)  # (task, optimizer, seed) asked for
+# Streamlit fades what a running script has not sent again; the curve so far stays right while
+# the page reruns itself to train the next run, so it keeps its full colour.
+CURVES_CSS = ".st-key-loss_curves[data-stale=true]{opacity:1!important}"
 # Seconds of the sweep per script run before the page reruns itself for the rest, so that no
 # script run passes 1 s (docs/performance.md, "Long computations in slices").
 SLICE = 0.3
@@ -28,12 +33,13 @@ PROGRESS_EVERY = 0.1  # seconds between moves of a progress bar: a short run sho
 
 
 def _ask_sweep(key: tuple[str, str, int]) -> None:
-    st.session_state[SWEEPS] = st.session_state.get(SWEEPS, frozenset()) | {key}
+    SWEEPS.set(SWEEPS.get() | {key})
 
 
 def render() -> None:
     """Controls beside the loss chart, then the numbers, gradients, attention and the sweep."""
     lang = state.open_page("tr_title", "tr_intro", TrainParams)
+    screen.page_css(state.present(), every=CURVES_CSS)
     left, right = st.columns([2, 3], gap="medium")
     with left:
         controls(lang)
@@ -48,18 +54,19 @@ def render() -> None:
     state.close_page(params)
 
 
+def _task_name(task: str, lang: str) -> str:
+    return t(f"tr_task_{task}", lang)
+
+
 def controls(lang: str) -> None:
     """Task, optimizer, d_k with its presets, steps and seed, stacked beside the chart."""
-    st.selectbox(
-        t("tr_task_label", lang),
-        TrainParams.spec("task").choices,
-        key="task",
-        format_func=lambda task: t(f"tr_task_{task}", lang),
-        help=t("tr_task_help", lang),
-    )
+    label, help_ = t("tr_task_label", lang), t("tr_task_help", lang)
+    tasks = TrainParams.spec("task").choices
+    name = partial(_task_name, lang=lang)
+    selectbox(TrainParams, "task", label, tasks, help=help_, format_func=name)
     radio(TrainParams, "optimizer", lang, "tr_optimizer", horizontal=True)
     number_input(TrainParams, "d", lang, "tr_d", step=1)
-    presets("d", D_PRESETS, "tr_preset_")
+    presets(TrainParams, "d", D_PRESETS)
     # A row, not columns: columns stack on a phone, and would push the chart down.
     with st.container(horizontal=True):
         number_input(TrainParams, "steps", lang, "tr_steps", step=50)
@@ -88,15 +95,14 @@ def trained(params: TrainParams, lang: str) -> TrainPair:
     """The page's one core call: both runs of this setting, shared by every session. A run not
     kept yet is trained in a script run of its own, which shows the scaled curve so far (its
     first 50 steps, then all of them); the page reruns itself until the unscaled run is done."""
-    setting = asdict(params)  # task, d, steps, optimizer, seed: the core call's arguments
-    calls = compute.drawing_calls(**setting)
+    calls = compute.drawing_calls(params)
     with progress_bar(t("tr_training", lang)):
         done = advance(calls, ONE_RUN)
     if done < len(calls):
         last, kwargs = calls[done - 1]  # the longest scaled run trained so far
         loss_chart([last(**kwargs)], params, lang)
-        state.rerun()
-    return train_pair(**setting)
+        notes.rerun()
+    return train_pair(params)
 
 
 def callout(title: str, sentences: list[str], lang: str) -> None:
@@ -201,15 +207,15 @@ def sweep_section(params: TrainParams, lang: str) -> None:
         )
     )
     key = (params.task, params.optimizer, params.seed)
-    if key not in st.session_state.get(SWEEPS, frozenset()):
-        st.button(t("tr_sweep_button", lang), key="tr_sweep", on_click=_ask_sweep, args=(key,))
+    if key not in SWEEPS.get():
+        st.button(t("tr_sweep_button", lang), key="train_sweep", on_click=_ask_sweep, args=(key,))
         return
     calls = compute.sweep_calls(params.task, params.optimizer, params.seed)
     done = advance(calls, SLICE)
     if done < len(calls):
         # A few cells per run, then the next run: the bar moves, and every run stays short.
         st.progress(done / len(calls), text=t("tr_sweep_running", lang, done=done, runs=len(calls)))
-        state.rerun()
+        notes.rerun()
     result = compute.sweep(task=params.task, optimizer=params.optimizer, seed=params.seed)
     callout(t("tr_verdict_title", lang), compute.sweep_summary(result, lang), lang)
     chart("sweep_steps", figures.sweep_steps, result, lang=lang)

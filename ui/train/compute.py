@@ -14,6 +14,7 @@ import numpy as np
 from ui.kit.cache import Call, shared
 from ui.kit.figures import scientific
 from ui.kit.text import t
+from ui.train.settings import TrainParams
 from viz_core import (
     NEVER,
     ONE_HOT,
@@ -103,21 +104,24 @@ def pair_calls(task: str, d: int, steps: int, optimizer: str, seed: int) -> list
     return [(train_run, {**setting, "scale": scale}) for scale in (True, False)]
 
 
-def drawing_calls(task: str, d: int, steps: int, optimizer: str, seed: int) -> list[Call]:
+def drawing_calls(params: TrainParams) -> list[Call]:
     """The calls the page makes, one per script run, each drawn as it is done: the scaled
     run's first FIRST_STEPS steps (unless the scaled run is kept already), then both runs."""
-    scaled, unscaled = pair_calls(task, d, steps, optimizer, seed)
-    if steps <= FIRST_STEPS or train_run.kept(**scaled[1]):
+    scaled, unscaled = pair_calls(
+        params.task, params.d, params.steps, params.optimizer, params.seed
+    )
+    if params.steps <= FIRST_STEPS or train_run.kept(**scaled[1]):
         return [scaled, unscaled]
     return [(train_run, {**scaled[1], "steps": FIRST_STEPS}), scaled, unscaled]
 
 
-def train_pair(task: str, d: int, steps: int, optimizer: str, seed: int) -> TrainPair:
-    """Both runs of a setting (trained now where not kept yet), and the softmax before them."""
-    scaled, unscaled = (
-        call(**kwargs) for call, kwargs in pair_calls(task, d, steps, optimizer, seed)
-    )
-    peak, one_hot = initial_softmax(task, d, seed)
+def train_pair(params: TrainParams) -> TrainPair:
+    """The page's core call: both runs of its setting (trained now where not kept yet), and the
+    softmax before them."""
+    setting = (params.task, params.d, params.steps, params.optimizer, params.seed)
+    calls = pair_calls(*setting)
+    scaled, unscaled = (call(**kwargs) for call, kwargs in calls)
+    peak, one_hot = initial_softmax(params.task, params.d, params.seed)
     return TrainPair(scaled, unscaled, initial_peak=peak, initial_one_hot=one_hot)
 
 
@@ -251,18 +255,6 @@ def evidence(pair: TrainPair) -> Evidence:
         wrong_rows=wrong_rows,
         wrong_since=wrong_since,
     )
-
-
-@dataclass(frozen=True)
-class Sentence:
-    """A string key of the page and the numbers that fill it in."""
-
-    key: str
-    fields: tuple[tuple[str, str], ...] = ()
-
-
-def _say(key: str, **fields: str) -> Sentence:
-    return Sentence(key, tuple(fields.items()))
 
 
 def pct(value: float) -> str:

@@ -18,7 +18,7 @@ STEPS_MIN, STEPS_MAX = 50, 400
 class TrainParams(Settings):
     """Both runs (with and without ÷√d_k) share every one of these; ``d`` is the head's d_k."""
 
-    STORE: ClassVar[str] = "_train_params"
+    PAGE: ClassVar[str] = "train"
 
     task: str = choice("previous", TASKS)
     d: int = integer(64, D_K_MIN, D_K_MAX)

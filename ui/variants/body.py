@@ -1,13 +1,14 @@
 """Lesson: the same sentence, four changes to the matrix — GQA, a sliding window, RoPE and
 cross-attention, each checked against the plain computation it replaces."""
 
+from dataclasses import replace
 from functools import partial
 
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from ui.kit import state
-from ui.kit.display import chart, number_input, picker, radio, safe_text
+from ui.kit import notes, state
+from ui.kit.display import chart, number_input, picker, radio, safe_text, selectbox, text_input
 from ui.kit.figures import format_value
 from ui.kit.settings import Note
 from ui.kit.text import t
@@ -18,40 +19,41 @@ from ui.variants.compute import (
     VariantsResult,
     aligned,
     compute_variants,
+    same_token_row,
     sentence,
     strongest,
     translated,
 )
-from ui.variants.settings import MAX_TEXT_B_CHARS, TRANSLATOR, VariantsParams
+from ui.variants.settings import TRANSLATOR, VariantsParams
 from viz_core import KV_CACHE_MODELS, head_choices
 
 MISTRAL_WINDOW = 4096  # Mistral-7B's sliding window
 MISTRAL_LAYERS = 32
 CLEAR_WORD = 0.5  # a character whose largest weight on one word is below this draws on several
-STEP, STEP_OF = "_translate_step", "_translate_of"  # characters shown; of which English sentence
+STEP = state.Slot("variants", "translate_step", 0)  # characters of the translation shown
+STEP_OF = state.Slot("variants", "translate_of", "")  # of which English sentence
 
 
-def fit_heads(d: int) -> list[Note]:
+def fit_gqa_heads(d: int) -> list[Note]:
     """q_heads must divide the lab's d and kv_heads must divide q_heads: else the largest that
     does, with a note naming the key and the value used."""
-    session, notes = st.session_state, []
-    if d % int(session.q_heads):
-        session.q_heads = max(h for h in head_choices(d) if h <= int(session.q_heads))
-        notes.append(Note("q_heads", str(session.q_heads)))
-    q_heads = int(session.q_heads)
-    if q_heads % int(session.kv_heads):
-        session.kv_heads = max(
-            h for h in range(1, q_heads + 1) if q_heads % h == 0 and h <= int(session.kv_heads)
-        )
-        notes.append(Note("kv_heads", str(session.kv_heads)))
-    return notes
+    params, found = state.current(VariantsParams), []
+    q_heads, kv_heads = params.q_heads, params.kv_heads
+    if d % q_heads:
+        q_heads = max(h for h in head_choices(d) if h <= q_heads)
+        found.append(Note("q_heads", str(q_heads)))
+    if q_heads % kv_heads:
+        kv_heads = max(h for h in range(1, q_heads + 1) if q_heads % h == 0 and h <= kv_heads)
+        found.append(Note("kv_heads", str(kv_heads)))
+    state.put(replace(params, q_heads=q_heads, kv_heads=kv_heads))
+    return found
 
 
 def render() -> None:
     """Variant picker, one cached core call, then the chosen variant."""
-    lang = state.open_page("vr_title", "vr_intro", LabParams, VariantsParams)
-    lab = state.stored(LabParams)
-    state.show_notes(fit_heads(lab.d))
+    lang = state.open_page("vr_title", "vr_intro", VariantsParams)
+    lab = state.handed(LabParams)
+    notes.show_notes(fit_gqa_heads(lab.d), lang)
     variant = picker(VariantsParams, "variant", lang, "vr_variant")
     tokens, _ = sentence(lab.text, lab.special)
     if len(tokens) - (2 if lab.special else 0) <= 0:
@@ -68,20 +70,9 @@ def split() -> tuple[DeltaGenerator, DeltaGenerator]:
 
 
 def result_for(lab: LabParams) -> VariantsResult:
-    """The page's one core call, with the lab's sentence, d, seed, scaling and row."""
-    session = st.session_state
-    return compute_variants(
-        text=lab.text,
-        special=lab.special,
-        d=lab.d,
-        seed=lab.seed,
-        scale=lab.scale,
-        row=lab.row,
-        q_heads=int(session.q_heads),
-        kv_heads=int(session.kv_heads),
-        window=int(session.window),
-        text_b=str(session.text_b)[:MAX_TEXT_B_CHARS],
-    )
+    """The page's one core call: this page's settings with the lab's sentence, d, seed, scaling
+    and row (the lab's tokens: its row is the same token here)."""
+    return compute_variants(state.current(VariantsParams), lab)
 
 
 def source_note(lab: LabParams, lang: str) -> None:
@@ -98,12 +89,11 @@ def gqa_section(lab: LabParams, lang: str) -> None:
     st.subheader(t("vr_gqa_title", lang))
     left, right = split()
     with left:
-        st.selectbox(t("vr_q_heads_label", lang), head_choices(lab.d), key="q_heads")
-        q_heads = int(st.session_state.q_heads)
+        selectbox(VariantsParams, "q_heads", t("vr_q_heads_label", lang), head_choices(lab.d))
+        q_heads = state.current(VariantsParams).q_heads
         divisors = [h for h in range(1, q_heads + 1) if q_heads % h == 0]
-        st.selectbox(
-            t("vr_kv_heads_label", lang), divisors, key="kv_heads", help=t("vr_kv_heads_help", lang)
-        )
+        label, help_ = t("vr_kv_heads_label", lang), t("vr_kv_heads_help", lang)
+        selectbox(VariantsParams, "kv_heads", label, divisors, help=help_)
         result = result_for(lab)
         view = result.gqa
         st.latex(
@@ -112,7 +102,8 @@ def gqa_section(lab: LabParams, lang: str) -> None:
             r" O_h = \operatorname{softmax}(S_h)\, V_{g(h)} \end{gathered}"
         )
         group = view.q_heads // view.kv_heads
-        fields = {"q_heads": view.q_heads, "kv_heads": view.kv_heads, "group": group}
+        fields: dict[str, object] = {"q_heads": view.q_heads, "kv_heads": view.kv_heads}
+        fields["group"] = group
         safe_text(t("vr_gqa_why", lang, token=result.tokens[result.row], **fields))
     with right:
         chart(
@@ -247,13 +238,9 @@ def cross_section(lab: LabParams, lang: str) -> None:
     left, right = split()
     with left:
         radio(VariantsParams, "cross_source", lang, "vr_cross_source", horizontal=True)
-        st.text_input(
-            t("vr_text_b_label", lang),
-            key="text_b",
-            max_chars=MAX_TEXT_B_CHARS,
-            help=t("vr_text_b_help", lang),
-        )
-    if st.session_state.cross_source == "trained":
+        label, help_ = t("vr_text_b_label", lang), t("vr_text_b_help", lang)
+        text_input(VariantsParams, "text_b", label, help=help_)
+    if state.current(VariantsParams).cross_source == "trained":
         trained_cross(lab, lang, left, right)
     else:
         random_cross(lab, lang, left, right)
@@ -290,15 +277,15 @@ def random_cross(lab: LabParams, lang: str, left: DeltaGenerator, right: DeltaGe
 def trained_cross(lab: LabParams, lang: str, left: DeltaGenerator, right: DeltaGenerator) -> None:
     """The translator reads the English (text_b) and writes the lab's sentence: each row is the
     step that produced a character, over the English words."""
-    session = st.session_state
     with left:
         with st.container(horizontal=True):
             layers = range(TRANSLATOR.decoder_layers)
-            st.selectbox(t("vr_cross_layer_label", lang), layers, key="cross_layer",
-                         format_func=lambda i: f"L{i + 1}")  # fmt: skip
+            selectbox(VariantsParams, "cross_layer", t("vr_cross_layer_label", lang), layers,
+                      format_func=lambda i: f"L{i + 1}")  # fmt: skip
             radio(VariantsParams, "cross_head", lang, "vr_cross_head", horizontal=True)
-        layer, head = int(session.cross_layer), str(session.cross_head)
-        view = aligned(str(session.text_b)[:MAX_TEXT_B_CHARS], lab.text, layer, head)
+        params = state.current(VariantsParams)
+        layer, head = params.cross_layer, params.cross_head
+        view = aligned(params.text_b, lab.text, layer, head)
         st.latex(
             r"Q = H_{\text{dec}} W_Q,\ K = H_{\text{enc}} W_K,\ V = H_{\text{enc}} W_V,\ "
             r"A = \operatorname{softmax}(Q K^{\top}/\sqrt{d_k})"
@@ -307,10 +294,12 @@ def trained_cross(lab: LabParams, lang: str, left: DeltaGenerator, right: DeltaG
         st.info(t("vr_cross_empty_trained", lang), icon=":material/edit:")
         return
     with right:
-        row = min(lab.row, len(view.target) - 1)
+        # The lab's row names a token of the lab's sentence: here, the row of that same
+        # character (the translator's rows have no [CLS]: row 2 is 欢 here, 喜 in the lab).
+        row = same_token_row(sentence(lab.text, lab.special)[0], lab.row, view.target)
         chart("cross_heatmap", figures.alignment_heatmap, view, row, lang=lang)
     alignment_text(view, lang)
-    translation_steps(str(session.text_b)[:MAX_TEXT_B_CHARS], layer, head, lab.text, lang)
+    translation_steps(params.text_b, layer, head, lab.text, lang)
 
 
 def alignment_text(view: AlignView, lang: str) -> None:
@@ -336,7 +325,7 @@ def alignment_text(view: AlignView, lang: str) -> None:
 
 
 def _step_translation(delta: int, last: int) -> None:
-    st.session_state[STEP] = min(max(int(st.session_state.get(STEP, 0)) + delta, 0), last)
+    STEP.set(min(max(STEP.get() + delta, 0), last))
 
 
 def translation_steps(english: str, layer: int, head: str, chinese: str, lang: str) -> None:
@@ -345,19 +334,20 @@ def translation_steps(english: str, layer: int, head: str, chinese: str, lang: s
     own = translated(english, layer, head)
     if own is None:
         return
-    if st.session_state.get(STEP_OF) != english:  # a new sentence starts from its first step
-        st.session_state[STEP], st.session_state[STEP_OF] = 0, english
+    if STEP_OF.get() != english:  # a new sentence starts from its first step
+        STEP.set(0)
+        STEP_OF.set(english)
     st.markdown(f"#### {t('vr_translate_title', lang)}")
     last = len(own.target)
-    shown = min(int(st.session_state.get(STEP, 0)), last)
+    shown = min(STEP.get(), last)
     step = partial(st.button, on_click=_step_translation)
     with st.container(horizontal=True, vertical_alignment="center"):
-        step(t("vr_translate_next", lang), key="translate_next", icon=":material/skip_next:",
-             args=(1, last), disabled=shown >= last)  # fmt: skip
-        step(t("vr_translate_all", lang), key="translate_all", icon=":material/fast_forward:",
-             args=(last, last), disabled=shown >= last)  # fmt: skip
-        step(t("vr_translate_reset", lang), key="translate_reset", icon=":material/replay:",
-             args=(-last, last), disabled=shown == 0)  # fmt: skip
+        step(t("vr_translate_next", lang), key="variants_translate_next",
+             icon=":material/skip_next:", args=(1, last), disabled=shown >= last)  # fmt: skip
+        step(t("vr_translate_all", lang), key="variants_translate_all",
+             icon=":material/fast_forward:", args=(last, last), disabled=shown >= last)  # fmt: skip
+        step(t("vr_translate_reset", lang), key="variants_translate_reset",
+             icon=":material/replay:", args=(-last, last), disabled=shown == 0)  # fmt: skip
     if shown == 0:
         return
     so_far = "".join(token for token in own.target[:shown] if token != "[EOS]")

@@ -6,11 +6,15 @@ the page shows is kept, read-only, so a result is a few kilobytes whatever d is.
 """
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TypedDict
 
 import numpy as np
 
 from ui.kit.cache import shared
+from ui.lab.settings import LabParams
+from ui.variants.settings import VariantsParams
 from viz_core import (
     MAX_TOKENS,
     attention,
@@ -101,8 +105,25 @@ def sentence(text: str, special: bool) -> tuple[list[str], int]:
     return cap_tokens(tokenize(text, special_tokens=special), MAX_TOKENS)
 
 
+def compute_variants(params: VariantsParams, lab: LabParams) -> VariantsResult:
+    """The page's core call: the four variants on the lab's sentence, d, seed, scaling and row,
+    with this page's heads, window and second sentence."""
+    return _variants(
+        text=lab.text,
+        special=lab.special,
+        d=lab.d,
+        seed=lab.seed,
+        scale=lab.scale,
+        row=lab.row,
+        q_heads=params.q_heads,
+        kv_heads=params.kv_heads,
+        window=params.window,
+        text_b=params.text_b,
+    )
+
+
 @shared(max_mb=VARIANTS_CACHE_MB)
-def compute_variants(
+def _variants(
     text: str,
     special: bool,
     d: int,
@@ -220,7 +241,7 @@ def rope_view(
     )
 
 
-def _demo(d: int, seed: int, special: bool, scale: bool) -> dict[str, object]:
+def _demo(d: int, seed: int, special: bool, scale: bool) -> "Demo":
     """我爱我家 from seeded character embeddings without positions: the two 我 attend alike;
     with RoPE on q and k they no longer do."""
     tokens = tokenize(DEMO_TEXT, special_tokens=special)
@@ -232,13 +253,23 @@ def _demo(d: int, seed: int, special: bool, scale: bool) -> dict[str, object]:
     gaps = tuple(
         float(np.abs(s.weights[rows[0]] - s.weights[rows[1]]).max()) for s in (plain, turned)
     )
-    return {
-        "demo_tokens": tuple(tokens),
-        "demo_rows": (rows[0], rows[1]),
-        "demo_plain": frozen(plain.scaled[rows]),
-        "demo_rope": frozen(turned.scaled[rows]),
-        "demo_weight_gaps": gaps,
-    }
+    return Demo(
+        demo_tokens=tuple(tokens),
+        demo_rows=(rows[0], rows[1]),
+        demo_plain=frozen(plain.scaled[rows]),
+        demo_rope=frozen(turned.scaled[rows]),
+        demo_weight_gaps=(gaps[0], gaps[1]),
+    )
+
+
+class Demo(TypedDict):
+    """RoPE's demonstration on 我爱我家: RopeView's demo fields."""
+
+    demo_tokens: tuple[str, ...]
+    demo_rows: tuple[int, int]
+    demo_plain: np.ndarray
+    demo_rope: np.ndarray
+    demo_weight_gaps: tuple[float, float]
 
 
 def cross_view(
@@ -298,6 +329,17 @@ def translated(english: str, layer: int, head: str) -> AlignView | None:
         return _align_view(translate(english), layer, head)
     except ValueError:
         return None
+
+
+def same_token_row(tokens: Sequence[str], row: int, rows: Sequence[str]) -> int | None:
+    """The row of ``rows`` that holds the token at ``row`` of ``tokens`` (the same occurrence of
+    a repeated one); None when ``rows`` has no such token ([CLS] among characters)."""
+    if not 0 <= row < len(tokens):
+        return None
+    token = tokens[row]
+    occurrence = list(tokens[:row]).count(token)
+    places = [i for i, other in enumerate(rows) if other == token]
+    return places[occurrence] if occurrence < len(places) else None
 
 
 def strongest(view: AlignView) -> list[tuple[str, str, float]]:

@@ -28,7 +28,7 @@ class VariantsParams(Settings):
     (with ``cross_source`` "trained", the English the translator reads; the lab's sentence is its
     Chinese translation), ``cross_layer`` and ``cross_head`` the decoder layer and head shown."""
 
-    STORE: ClassVar[str] = "_variants_params"
+    PAGE: ClassVar[str] = "variants"
 
     variant: str = choice("gqa", VARIANTS)
     q_heads: int = integer(8, 1, MAX_HEADS)

@@ -5,10 +5,14 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
     PIP_NO_CACHE_DIR=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
-    PORT=8501
+    PORT=8501 \
+    CLASSROOM_DATA_DIR=/app/data
 
 RUN useradd --create-home --uid 10001 app
 WORKDIR /app
+# The class mode's SQLite file (when CLASSROOM_DB_URL names no PostgreSQL): a folder the app's
+# user writes; mount a volume here to keep a class across containers.
+RUN mkdir -p /app/data && chown app:app /app/data
 
 COPY requirements.txt .
 RUN pip install -r requirements.txt
@@ -17,6 +21,7 @@ COPY --chown=app:app streamlit_app.py ./
 COPY --chown=app:app .streamlit ./.streamlit
 COPY --chown=app:app viz_core ./viz_core
 COPY --chown=app:app ui ./ui
+COPY --chown=app:app classroom ./classroom
 
 USER app
 EXPOSE 8501

@@ -35,6 +35,10 @@ def test_dockerfile_follows_the_deployment_rules():
     copied = " ".join(instructions("COPY"))
     for needed in ["requirements.txt", "streamlit_app.py", ".streamlit", "viz_core", "ui"]:
         assert needed in copied
+    assert re.search(r"\bclassroom\b", copied)  # the class mode's store
+    (data,) = [run for run in instructions("RUN") if "/app/data" in run]
+    assert "chown app:app /app/data" in data  # the non-root user writes the SQLite file
+    assert any("CLASSROOM_DATA_DIR=/app/data" in env for env in instructions("ENV"))
 
 
 def gone(group: int, seconds: float = 20) -> None:

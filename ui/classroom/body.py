@@ -1,0 +1,82 @@
+"""The class: a teacher starts a class and asks the app's questions; the class's phones answer;
+the projector shows how many answered, then the class's answers, then the truth the app
+computed. Who is who lives in the link (the room, a student's token) and in the database, never
+only in this server's memory: a reload, or another server, finds the same class."""
+
+from dataclasses import replace
+
+import streamlit as st
+
+from classroom import Unavailable
+from classroom.safety import normalise_code
+from ui.classroom import student, teacher
+from ui.classroom.compute import TEACHING, store, teaching
+from ui.classroom.errors import said
+from ui.classroom.settings import ClassroomParams
+from ui.kit import state
+from ui.kit.text import t
+
+
+def render() -> None:
+    """The link's teacher key first (it leaves the URL at once), then the view for who this
+    is: the teacher, a student, someone with a join link, or someone with none."""
+    lang = state.open_page("cl_title", "cl_intro", ClassroomParams)
+    params = take_key(state.current(ClassroomParams), lang)
+    try:
+        params = route(params, lang)
+    except Unavailable as error:
+        st.warning(said(error, lang), icon=":material/cloud_off:")
+    # A student's link names the student: it is never offered to be shared.
+    state.close_page(params, share=not params.me)
+
+
+def take_key(params: ClassroomParams, lang: str) -> ClassroomParams:
+    """The teacher's link: its key gives this session control of the room, and then leaves the
+    URL (a projector never shows it); a wrong key opens nothing and says so."""
+    if not params.key:
+        return params
+    room = normalise_code(params.room) or ""
+    try:
+        controls = bool(room) and store().is_teacher(room, params.key)
+    except LookupError:
+        controls = False
+    if controls:
+        TEACHING.set((room, params.key))
+    else:
+        st.warning(t("cl_bad_key", lang), icon=":material/key_off:")
+    params = replace(params, room=room or params.room, key="")
+    state.put(params)
+    return params
+
+
+def route(params: ClassroomParams, lang: str) -> ClassroomParams:
+    """The view for who this is; returns the settings the link should now hold."""
+    room = normalise_code(params.room)
+    if params.room and room is None:
+        st.warning(t("cl_err_no_room", lang), icon=":material/error:")
+        return start_view(ClassroomParams(), lang)
+    key = teaching(room or "")
+    if room and key:
+        teacher.view(room, key, lang)
+        return ClassroomParams(room=room)
+    if room and params.me:
+        return student.view(replace(params, room=room), lang)
+    if room:
+        return student.join_view(replace(params, room=room), lang)
+    return start_view(params, lang)
+
+
+def start_view(params: ClassroomParams, lang: str) -> ClassroomParams:
+    """No class yet: a teacher starts one; a student types the code on the board."""
+    teach, join = st.columns(2, gap="large")
+    with teach:
+        st.subheader(t("cl_teacher_title", lang))
+        st.caption(t("cl_teacher_why", lang))
+        if st.button(t("cl_start", lang), key="classroom_start", type="primary"):
+            room = store().create_room()
+            TEACHING.set((room.code, room.teacher_key))
+            state.put(ClassroomParams(room=room.code))
+            st.rerun()
+    with join:
+        st.subheader(t("cl_student_title", lang))
+        return student.code_box(params, lang)

@@ -1,0 +1,168 @@
+"""The teacher's projector: how to join (link, QR code, the code in large letters), the question
+to ask, the live count, then the class's answers and the truth; the students, the CSV and the
+end of the class. The teacher's key never shows unless the teacher asks for their link."""
+
+import html
+from functools import partial
+from typing import Any
+
+import segno
+import streamlit as st
+
+from classroom import PHASES, QUESTIONS, RoomView
+from ui.classroom import shared
+from ui.classroom.compute import LAB_VIEW, TEACHING, default_truth, store
+from ui.classroom.errors import said
+from ui.classroom.settings import ClassroomParams
+from ui.kit import state
+from ui.kit.display import safe_text
+from ui.kit.text import t
+
+LIVE = 1.0  # s between the projector's looks at the count
+PROBLEM = state.Slot("classroom", "teacher_problem", "")  # why the last action did nothing
+CODE_STYLE = "font-size:4.2rem;font-weight:700;letter-spacing:.35rem;line-height:1.1;margin:0"
+
+
+def view(room: str, key: str, lang: str) -> None:
+    """A question handed over by the lab is asked first; then the controls beside the ways to
+    join, and the results below."""
+    lab_view = LAB_VIEW.pop()
+    if lab_view:
+        act(room, key, "ask", "lab_top_key", lab_view)
+    current = store().room(room)
+    controls, join = st.columns([3, 2], gap="large")
+    with controls:
+        question_bar(room, key, lang)
+        problem = PROBLEM.pop()
+        if problem:
+            st.warning(problem, icon=":material/error:")
+        if current.question_id is not None:
+            shared.prompt(current, lang)
+            live_count(room, key, lang)
+            phase_buttons(room, key, current, lang)
+    with join:
+        join_panel(room, lang)
+    shared.results(current, lang)
+    tools(room, key, lang)
+
+
+def act(room: str, key: str, action: str, *args: Any) -> None:
+    """One of the teacher's actions on the store; a refusal is said, never raised."""
+    try:
+        getattr(store(), action)(room, key, *args)
+    except Exception as error:
+        PROBLEM.set(said(error, state.lang()))
+
+
+def question_bar(room: str, key: str, lang: str) -> None:
+    """Which question, from the app's own computations, and Ask (it closes the one before)."""
+    ids = tuple(QUESTIONS)
+    row = st.container(horizontal=True, vertical_alignment="bottom")
+    picked = row.selectbox(
+        t("cl_pick_question", lang),
+        ids,
+        key="classroom_question",
+        format_func=partial(question_label, lang=lang),
+    )
+    row.button(
+        t("cl_ask", lang), key="classroom_ask", type="primary", icon=":material/send:",
+        on_click=act, args=(room, key, "ask", picked),
+    )  # fmt: skip
+
+
+def question_label(question_id: str, lang: str) -> str:
+    """A question as the picker lists it: its prompt at its own settings."""
+    return QUESTIONS[question_id].text(lang, default_truth(question_id))
+
+
+@st.fragment(run_every=LIVE)
+def live_count(room: str, key: str, lang: str) -> None:
+    """Answered so far, of those who joined: counted every LIVE seconds, no answer shown."""
+    try:
+        tally = store().tally(room, key)
+    except Exception as error:
+        st.caption(said(error, lang))
+        return
+    st.markdown(f"## {t('cl_answered', lang, answered=tally.answered, joined=tally.joined)}")
+
+
+def phase_buttons(room: str, key: str, current: RoomView, lang: str) -> None:
+    """Close, show the class's answers, reveal: each once the step before is done, the next
+    step the primary button."""
+    done = PHASES.index(current.phase)  # 1 open, 2 closed, 3 shown, 4 revealed
+
+    def step(action: str, at: int) -> dict[str, Any]:
+        kind = "primary" if done == at - 1 else "secondary"
+        return {"key": f"classroom_{action}", "disabled": done >= at, "type": kind,
+                "on_click": act, "args": (room, key, action)}  # fmt: skip
+
+    with st.container(horizontal=True):
+        st.button(t("cl_close", lang), icon=":material/lock:", **step("close", 2))
+        st.button(
+            t("cl_show_answers", lang), icon=":material/bar_chart:", **step("show_answers", 3)
+        )
+        st.button(t("cl_reveal", lang), icon=":material/visibility:", **step("reveal", 4))
+
+
+def join_url(room: str) -> str:
+    """The join link: this page's address with the room's code, and nothing else."""
+    base = (st.context.url or "").split("?")[0] or "/classroom"
+    return f"{base}?room={room}"
+
+
+def join_panel(room: str, lang: str) -> None:
+    """The three ways to join: the code in large letters, a QR code of the link, the link."""
+    url = join_url(room)
+    st.caption(t("cl_join_with", lang))
+    st.html(f'<p style="{CODE_STYLE}">{html.escape(room)}</p>')
+    qr = segno.make(url, error="m").svg_inline(scale=5, dark="#111827", light="#ffffff")
+    st.html(f'<div style="max-width:220px">{qr}</div>')
+    st.code(url, language=None, wrap_lines=True)
+
+
+def tools(room: str, key: str, lang: str) -> None:
+    """The students (remove one), the teacher's own link, the CSV, and ending the class."""
+    with st.container(horizontal=True, vertical_alignment="center"):
+        with st.popover(t("cl_students", lang), icon=":material/group:"):
+            students_list(room, key, lang)
+        with st.popover(t("cl_teacher_link", lang), icon=":material/key:"):
+            st.caption(t("cl_teacher_link_why", lang))
+            st.code(f"{join_url(room)}&key={key}", language=None, wrap_lines=True)
+        st.download_button(
+            t("cl_download", lang), data=partial(answers_csv, room, key),
+            file_name=f"class-{room}.csv", mime="text/csv", key="classroom_csv",
+            on_click="ignore", icon=":material/download:",
+        )  # fmt: skip
+        with st.popover(t("cl_end", lang), icon=":material/stop_circle:"):
+            st.caption(t("cl_end_why", lang))
+            confirm = t("cl_end_confirm", lang)
+            st.button(confirm, key="classroom_end", on_click=end, args=(room, key), type="primary")
+
+
+def answers_csv(room: str, key: str) -> bytes:
+    """The class's answers as a CSV that spreadsheets open in UTF-8 (nicknames are Chinese)."""
+    return store().export_csv(room, key).encode("utf-8-sig")
+
+
+def students_list(room: str, key: str, lang: str) -> None:
+    """Who joined, as text; a rude nickname can be removed (its phone is out of the class)."""
+    students = store().students(room, key)
+    st.caption(t("cl_students_count", lang, count=len(students)))
+    for student in students[:40]:
+        safe_text(student.nickname + (" ✓" if student.answered else ""))
+    if not students:
+        return
+    names = {student.id: student.nickname for student in students}
+    who = st.selectbox(
+        t("cl_remove_who", lang), tuple(names), format_func=names.__getitem__,
+        key="classroom_remove_who",
+    )  # fmt: skip
+    remove = (room, key, "remove", who)
+    st.button(t("cl_remove", lang), key="classroom_remove", on_click=act, args=remove)
+
+
+def end(room: str, key: str) -> None:
+    """End the class: its answers are deleted, and this page is a start page again."""
+    act(room, key, "end")
+    TEACHING.set(("", ""))
+    state.put(ClassroomParams())

@@ -581,3 +581,18 @@ def test_new_bars_are_given_time_to_draw_before_the_rest_of_the_page(draw_waits)
     at.run()
     assert len(waits) == 1
     assert not at.exception
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_the_articles_sum_of_its_rounded_exponentials_is_called_right(lang):
+    """/softmax on the article's 喜 row ÷ 8: the article's Σ = 42.73 is the sum of its own
+    exponentials rounded to two decimals; the exact sum rounds to 42.74. The page says both are
+    right (with both numbers), instead of flagging the article."""
+    from ui.kernel.settings import XI_ROW
+
+    exps = np.exp(np.array(XI_ROW) / 8)
+    assert f"{np.round(exps, 2).sum():.2f}" == "42.73" and f"{exps.sum():.2f}" == "42.74"
+    at = open_app("softmax", lang=lang, values=",".join(map(str, XI_ROW)), divisor="8")
+    (note,) = [info.value for info in at.info if "42.73" in info.value]
+    assert "42.74" in note and f"{exps.sum():.4f}" in note and "6.77 + 17.07" in note
+    assert not [warning.value for warning in at.warning if "42.73" in warning.value]

@@ -213,13 +213,13 @@ def test_a_class_opening_a_projector_link_at_once_sees_its_switches_as_the_link_
 
 
 @contextmanager
-def laptop_lab(browser, lang):
+def laptop_lab(browser, lang, query=""):
     """The lab in a fresh 1280 × 720 window, its heatmap drawn."""
     base, chromium = browser
     context = count_runs(chromium.new_context(viewport={"width": 1280, "height": 720}))
     tab = context.new_page()
     try:
-        tab.goto(f"{base}/?lang={lang}")
+        tab.goto(f"{base}/?lang={lang}{query}")
         wait_idle(tab, settle_ms=800)
         tab.wait_for_selector(".st-key-weights_heatmap .main-svg", timeout=30_000)
         yield tab
@@ -258,7 +258,36 @@ MORE_LABEL = """() => {
 
 @pytest.mark.parametrize(("lang", "label"), [("zh", "更多"), ("en", "More")])
 def test_the_top_bar_s_overflow_link_speaks_the_page_s_language(browser, lang, label):
-    """At 1280 × 720 the pages that do not fit the top bar sit behind one link, which Streamlit
-    labels "3 more" in every language: the app hides that text and draws its own."""
+    """In a window too narrow for every page (900 px: at 1280 all fit) the pages that do not fit
+    the top bar sit behind one link, which Streamlit labels "3 more" in every language: the app
+    hides that text and draws its own."""
     with laptop_lab(browser, lang) as tab:
+        tab.set_viewport_size({"width": 900, "height": 720})  # no rerun: still wider than a phone
+        tab.wait_for_timeout(800)
         assert tab.evaluate(MORE_LABEL) == ["hidden", f'"{label}"']
+
+
+# The pages a lesson moves between; the others may sit behind "more".
+LESSON_PAGES = ("lab", "softmax", "scaling", "steps", "train", "quiz", "classroom")
+TOP_LINKS = """() => [...document.querySelectorAll('[data-testid=stTopNavLinkContainer]')]
+  .filter(e => { const item = e.closest('.rc-overflow-item');
+                 return !item || getComputedStyle(item).opacity !== '0'; })
+  .map(e => e.textContent.trim())"""
+
+
+@pytest.mark.parametrize("present", ["", "&present=true"], ids=["laptop", "projector"])
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_every_page_a_lesson_uses_is_one_click_away(browser, lang, present):
+    """At 1280 × 720, in both languages and in presenter mode, each page a lesson uses is a
+    link in the top bar itself, not behind its "more" (Chinese once hid 训练一个注意力头)."""
+    import importlib
+
+    from ui.kit.text import t
+
+    for path in LESSON_PAGES:
+        importlib.import_module(f"ui.{path}")  # registers the page's strings
+    with laptop_lab(browser, lang, present) as tab:
+        shown = tab.evaluate(TOP_LINKS)
+    titles = [t(f"nav_{path}", lang) for path in LESSON_PAGES]  # each link: its icon, its title
+    missing = [title for title in titles if not any(link.endswith(title) for link in shown)]
+    assert missing == [], shown

@@ -105,3 +105,21 @@ def test_the_kernel_and_steps_name_a_trained_head_s_own_d_and_heads():
     steps = shown(open_app("steps", lang="en", source="trained", head="2"))
     assert f"d = {config.d_model}," in steps
     assert f"{config.heads} heads of d_k = {d_k}, head 2 shown" in steps
+
+
+def test_the_articles_are_named_by_title_never_by_an_ordinal_of_ours():
+    """The articles are a series' seventh article and an untitled chapter: no page calls either
+    "the first/second article" (the series' second article is about tokenisation)."""
+    import importlib
+    import re
+
+    from ui.kit.pages import PAGES
+    from ui.kit.text import STRINGS
+
+    for page in PAGES:
+        importlib.import_module(f"ui.{page.path}")  # registers the page's strings
+    wrong = re.compile(r"第[一二]篇文章|(first|second) article", re.IGNORECASE)
+    said = [f"{key}.{lang}" for key, texts in STRINGS.items() for lang, text in texts.items()
+            if wrong.search(text)]  # fmt: skip
+    assert said == []
+    assert "第七篇" in STRINGS["md_xi_why"]["zh"] and "seventh" in STRINGS["md_xi_why"]["en"]

@@ -6,7 +6,7 @@ from typing import ClassVar
 from ui.kit.settings import Settings, choice, integer
 
 SECTIONS = ("softmax", "flash", "cache")
-# The second article's 喜 row, keys in the order it prints them ([CLS] and [SEP] last), ÷ √64.
+# The seventh article's 喜 row, keys in the order it prints them ([CLS] and [SEP] last), ÷ √64.
 XI_ROW = (15.3, 22.7, 18.2, 2.1, 1.8, 3.2, 2.9, 5.6, 4.1)
 XI_TOKENS = ("我", "喜", "欢", "人", "工", "智", "能", "[CLS]", "[SEP]")
 XI_DIVISOR = 8.0

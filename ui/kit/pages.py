@@ -34,17 +34,17 @@ class Page:
         return f"ui.{self.path}.body"
 
 
-PAGES = (  # the default page first
+PAGES = (  # the default page first; the top bar shows the first ones, a lesson's pages among them
     Page("lab", ":material/biotech:", "weights_heatmap"),
     Page("softmax", ":material/bar_chart:", "softmax_bars"),
     Page("scaling", ":material/straighten:", "dot_histogram"),
     Page("steps", ":material/footprint:", "step_q", reads="lab"),
-    Page("quiz", ":material/quiz:", None),
     Page("train", ":material/fitness_center:", "loss_curves"),
+    Page("quiz", ":material/quiz:", None),
+    Page("classroom", ":material/groups:", None),
     Page("kernel", ":material/bolt:", "online_softmax_steps", reads="lab"),
     Page("variants", ":material/genetics:", "gqa_heads", reads="lab"),
     Page("model", ":material/psychology:", "model_heads"),
-    Page("classroom", ":material/groups:", None),
 )
 PATHS = tuple(page.path for page in PAGES)
 

@@ -28,7 +28,7 @@ from viz_core.model import CLEAR_ROLE, MASK
 
 TOP = 8  # guesses shown
 ARTICLE_SENTENCE = "我喜欢人工智能"
-ARTICLE_ROW = {"我": 0.16, "喜": 0.40, "欢": 0.23}  # the second article's row of 喜
+ARTICLE_ROW = {"我": 0.16, "喜": 0.40, "欢": 0.23}  # the seventh article's row of 喜
 
 
 @shared(max_mb=2)

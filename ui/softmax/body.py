@@ -22,7 +22,7 @@ from ui.kit.figures import format_value
 from ui.kit.settings import parse_values
 from ui.kit.text import t
 from ui.softmax import figures
-from ui.softmax.presets import PRESETS, active_preset, compare, labels_for, largest
+from ui.softmax.presets import PRESETS, Preset, active_preset, compare, labels_for, largest
 from ui.softmax.settings import DEFAULT_VALUES, LARGEST, SoftmaxParams
 from viz_core import (
     SoftmaxBreakdown,
@@ -122,6 +122,8 @@ def article_verdict(breakdown: SoftmaxBreakdown, lang: str) -> None:
         ("gradient", preset.gradient, tuple(gradient)),
     ]
     for what, printed, computed in checks:
+        if what == "total" and total_of_rounded(preset, breakdown, lang):
+            continue
         if printed is not None:
             agrees, numbers = compare(printed, computed)
             if agrees:
@@ -143,6 +145,24 @@ def article_verdict(breakdown: SoftmaxBreakdown, lang: str) -> None:
         page_link(
             "model", t("model_link", lang)
         )  # the article's 喜 row is made up; the trained model's is measured
+
+
+def total_of_rounded(preset: Preset, breakdown: SoftmaxBreakdown, lang: str) -> bool:
+    """An article's Σ that is the sum of its own rounded eˣ (and those are right, to its
+    decimals): both numbers are right, and the page says why. False when that is not so."""
+    printed, exps = preset.total, preset.exps
+    if printed is None or exps is None:
+        return False
+    exps_agree, _ = compare(exps, tuple(np.exp(breakdown.x / breakdown.divisor)))
+    added = sum(float(number) for number in exps.numbers)
+    decimals = len(printed.numbers[0].split(".")[-1])
+    if not exps_agree or f"{added:.{decimals}f}" != printed.numbers[0]:
+        return False
+    exact = float(breakdown.naive_total)
+    words = {"printed": printed.text, "exps": exps.text, "exact": f"{exact:.4f}"}
+    words["rounded"] = f"{exact:.{decimals}f}"
+    st.info(t("sm_total_both", lang, **words), icon=":material/functions:")
+    return True
 
 
 def table_section(breakdown: SoftmaxBreakdown, labels: list[str], lang: str) -> None:

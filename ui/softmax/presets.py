@@ -8,7 +8,7 @@ from ui.kit.settings import parse_values
 
 XI_ROW = "15.3, 22.7, 18.2, 2.1, 1.8, 3.2, 2.9, 5.6, 4.1"
 FIVE = "15.3, 22.7, 18.2, 2.1, 1.8"
-# The second article's 喜 row, in the order it prints the keys: [CLS] and [SEP] come last.
+# The seventh article's 喜 row, in the order it prints the keys: [CLS] and [SEP] come last.
 XI_TOKENS = ("我", "喜", "欢", "人", "工", "智", "能", "[CLS]", "[SEP]")
 
 
@@ -29,6 +29,7 @@ class Preset:
     labels: tuple[str, ...] = ()  # the tokens the article names, else positions x0, x1, …
     probs: Printed | None = None  # the softmax output it prints
     total: Printed | None = None  # the Σ eˣ it prints
+    exps: Printed | None = None  # the eˣ it prints and adds up for its Σ
     gradient: Printed | None = None  # p − one-hot(largest) it prints
     scaled_twin: str | None = None  # the preset of the same row ÷ 8, when only that is printed
 
@@ -61,6 +62,10 @@ PRESETS = {
             *("0.16", "0.40", "0.23", "0.03", "0.03", "0.03", "0.03", "0.05", "0.04"),
         ),
         total=_printed("42.73", "42.73"),
+        exps=_printed(
+            "6.77 + 17.07 + 9.73 + 1.30 + 1.25 + 1.49 + 1.44 + 2.01 + 1.67",
+            *("6.77", "17.07", "9.73", "1.30", "1.25", "1.49", "1.44", "2.01", "1.67"),
+        ),
     ),
     "five_raw": Preset(
         FIVE,

@@ -596,3 +596,16 @@ def test_the_articles_sum_of_its_rounded_exponentials_is_called_right(lang):
     (note,) = [info.value for info in at.info if "42.73" in info.value]
     assert "42.74" in note and f"{exps.sum():.4f}" in note and "6.77 + 17.07" in note
     assert not [warning.value for warning in at.warning if "42.73" in warning.value]
+
+
+def test_steps_switches_the_labs_scaling_itself():
+    """/steps has the ÷√d switch: off, step 3 shows S' = S (the raw scores), the link says
+    scale=false, and the lab then opens without ÷√d too."""
+    at = open_app("steps", lang="en", step="3", d="64")
+    scaled = decode(figure(at, "step_scaled")["data"][0]["z"])
+    at.toggle(key="steps_lab_scale").set_value(False).run()
+    raw = decode(figure(at, "step_scaled")["data"][0]["z"])
+    assert at.query_params["scale"] == "false"
+    assert_allclose(raw, scaled * 8, rtol=1e-6)  # √64 = 8: the unscaled scores
+    at.switch_page("ui/lab/page.py").run()
+    assert at.toggle(key="lab_scale").value is False

@@ -195,6 +195,21 @@ def slider(settings: type[Settings], name: str, label: str, low: int, high: int)
     st.slider(label, low, high, key=settings.widget_key(name))
 
 
+def handed_toggle(
+    settings: type[Settings], name: str, page: str, label: str, **options: Any
+) -> None:
+    """A switch on ``page`` for a flag of the settings it reads from another page (the lab's
+    ÷√d on /steps), keyed ``<page>_<the other page's key>``: a change goes back to them."""
+    key = f"{page}_{settings.widget_key(name)}"
+    st.session_state[key] = getattr(state.handed(settings), name)
+    st.toggle(label, key=key, on_change=_hand_back, args=(settings, name, key), **options)
+
+
+def _hand_back(settings: type[Settings], name: str, key: str) -> None:
+    changed = {name: bool(st.session_state[key])}
+    state.change_handed(dataclasses.replace(state.handed(settings), **changed))
+
+
 def presets(
     settings: type[Settings], name: str, values: Sequence[int], label: Callable[[int], str] = str
 ) -> None:

@@ -177,6 +177,12 @@ def restore_handed(settings: type[Settings]) -> list[Note]:
     return found + kept
 
 
+def change_handed(values: Settings) -> None:
+    """Change the settings of the page this page reads (the lab's ÷√d, switched on /steps):
+    that page opens with them too."""
+    st.session_state[values.store()] = values
+
+
 def handed(settings: type[S]) -> S:
     """The settings of another page that this page reads (restored by ``open_page``)."""
     value: S = st.session_state[settings.store()]

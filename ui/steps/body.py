@@ -7,7 +7,7 @@ import numpy as np
 import streamlit as st
 
 from ui.kit import screen, state
-from ui.kit.display import chart, choose, page_link, safe_text, token_chips
+from ui.kit.display import chart, choose, handed_toggle, page_link, safe_text, token_chips
 from ui.kit.figures import format_small
 from ui.kit.formulas import mask_latex, scale_latex
 from ui.kit.heatmap import Matrix, heatmap
@@ -40,6 +40,9 @@ def render() -> None:
         st.info(t("empty_text", lang), icon=":material/edit:")
         state.close_page(params, StepsParams(), share=False)
         return
+    # The lab's ÷√d, here too: step 3 with and without it, without leaving for the lab.
+    label, help_ = t("scale_label_short", lang), t("scale_help", lang)
+    handed_toggle(LabParams, "scale", "steps", label, help=help_)
     step = navigator(lang)
     with st.container(key="steps_title"):  # on a projector the indicator names it (CSS)
         st.subheader(t(f"st_step_{step}", lang))

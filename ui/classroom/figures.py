@@ -45,14 +45,13 @@ def _layout(labels: list[str], y_title: str, top: float, screen: Screen) -> dict
     """Axes for a bar chart: the labels under the bars, a y range with room for the numbers."""
     ticks = {"size": screen.bar_font}
     return {
-        "height": screen.chart_height,
+        "height": screen.bars_height,
         "margin": MARGIN,
         "showlegend": False,
-        "xaxis": {
+        "xaxis": {  # labels turn where they would collide (a number's bins on a phone)
             "tickvals": list(range(len(labels))),
             "ticktext": labels,
             "tickfont": ticks,
-            "tickangle": 0,
             "automargin": True,
         },
         "yaxis": {
@@ -71,18 +70,31 @@ def answers_histogram(
     lang: str,
     screen: Screen = LAPTOP,
 ) -> dict[str, Any]:
-    """How many students gave each answer; with ``right`` (once revealed) that bar is the
-    truth's colour and says so."""
+    """How many students gave each answer, a bar to the right of each (lying bars: ten bins'
+    labels read on a phone too); with ``right`` (once revealed) that bar is the truth's colour
+    and says so."""
     shown = [escape(label) for label in labels]
     colours = [SELECT_COLOUR if i == right else OTHER_COLOUR for i in range(len(labels))]
     if right is None:
         colours = [SCALED_COLOUR] * len(labels)
-    text = [str(count) for count in counts]
+    text = [str(count) if count else "" for count in counts]
     if right is not None:
         text[right] = f"{counts[right]} ✓"
     bars = _bars(shown, [float(count) for count in counts], colours, text, screen)
-    layout = _layout(shown, t("cl_axis_students", lang), float(max(counts, default=0)), screen)
-    layout["yaxis"]["dtick"] = 1 if max(counts, default=0) <= 10 else None
+    bars |= {"orientation": "h", "x": bars["y"], "y": bars["x"]}
+    bars["hovertemplate"] = "%{customdata}: %{x}<extra></extra>"
+    most = max(counts, default=0)
+    ticks = {"size": screen.bar_font}
+    layout = {
+        "height": screen.bars_height,
+        "margin": MARGIN | {"b": 48},
+        "showlegend": False,
+        "yaxis": {"tickvals": list(range(len(shown))), "ticktext": shown, "tickfont": ticks,
+                  "autorange": "reversed", "automargin": True},
+        "xaxis": {"range": [0, most * 1.25 or 1], "dtick": 1 if most <= 10 else None,
+                  "title": axis_title(t("cl_axis_students", lang), screen.bar_font),
+                  "tickfont": ticks},
+    }  # fmt: skip
     return figure([bars], layout)
 
 
@@ -130,7 +142,7 @@ def _histogram(chart: dict[str, Any], lang: str, screen: Screen) -> dict[str, An
     }  # fmt: skip
     ticks = {"size": screen.bar_font}
     layout = {
-        "height": screen.chart_height,
+        "height": screen.bars_height,
         "margin": MARGIN,
         "shapes": lines,
         "annotations": [note],

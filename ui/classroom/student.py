@@ -104,7 +104,7 @@ def question_panel(params: ClassroomParams, room: RoomView, me: StudentView, lan
     if room.phase == "open":
         answer_controls(params, room, me, lang)
         return
-    mine = t("cl_your_answer", lang) + " " + (me.answer or t("cl_no_answer", lang))
+    mine = t("cl_your_answer", lang, answer=me.answer or t("cl_no_answer", lang))
     safe_text(mine)
     if room.phase == "closed":
         st.info(t("cl_closed", lang), icon=":material/lock:")
@@ -162,7 +162,7 @@ def sent_note(me: StudentView, lang: str) -> None:
         st.warning(problem, icon=":material/error:")
     if me.answer is not None:  # read from the database after the answer was committed
         st.success(t("cl_received", lang), icon=":material/check:")
-        safe_text(t("cl_your_answer", lang) + " " + me.answer)
+        safe_text(t("cl_your_answer", lang, answer=me.answer))
 
 
 @st.fragment(run_every=POLL)

@@ -24,26 +24,47 @@ CODE_STYLE = "font-size:4.2rem;font-weight:700;letter-spacing:.35rem;line-height
 
 
 def view(room: str, key: str, lang: str) -> None:
-    """A question handed over by the lab is asked first; then the controls beside the ways to
-    join, and the results below."""
+    """A question handed over by the lab is asked first. While the class answers: the controls
+    beside the ways to join; once the answers are shown: the question and the charts first, on
+    a projector's first screen, and the next question below."""
     lab_view = LAB_VIEW.pop()
     if lab_view:
         act(room, key, "ask", "lab_top_key", lab_view)
     current = store().room(room)
+    problem = PROBLEM.pop()
+    if problem:
+        st.warning(problem, icon=":material/error:")
+    if current.counts is None:
+        asking(room, key, current, lang)
+    else:
+        showing(room, key, current, lang)
+    tools(room, key, lang)
+
+
+def asking(room: str, key: str, current: RoomView, lang: str) -> None:
+    """The question to ask, the one asked and its live count, beside the ways to join."""
     controls, join = st.columns([3, 2], gap="large")
     with controls:
         question_bar(room, key, lang)
-        problem = PROBLEM.pop()
-        if problem:
-            st.warning(problem, icon=":material/error:")
         if current.question_id is not None:
             shared.prompt(current, lang)
             live_count(room, key, lang)
             phase_buttons(room, key, current, lang)
     with join:
         join_panel(room, lang)
+
+
+def showing(room: str, key: str, current: RoomView, lang: str) -> None:
+    """The question, the next step, the class's answers and (revealed) the truth; the code to
+    join stays in a corner; the next question below."""
+    asked, steps = st.columns([3, 2], gap="large", vertical_alignment="bottom")
+    with asked:
+        shared.prompt(current, lang)
+    with steps:
+        phase_buttons(room, key, current, lang)
+        safe_text(t("cl_code_line", lang, room=room))
     shared.results(current, lang)
-    tools(room, key, lang)
+    question_bar(room, key, lang)
 
 
 def act(room: str, key: str, action: str, *args: Any) -> None:
@@ -55,19 +76,21 @@ def act(room: str, key: str, action: str, *args: Any) -> None:
 
 
 def question_bar(room: str, key: str, lang: str) -> None:
-    """Which question, from the app's own computations, and Ask (it closes the one before)."""
-    ids = tuple(QUESTIONS)
-    row = st.container(horizontal=True, vertical_alignment="bottom")
-    picked = row.selectbox(
-        t("cl_pick_question", lang),
-        ids,
-        key="classroom_question",
-        format_func=partial(question_label, lang=lang),
-    )
-    row.button(
-        t("cl_ask", lang), key="classroom_ask", type="primary", icon=":material/send:",
-        on_click=act, args=(room, key, "ask", picked),
-    )  # fmt: skip
+    """Which question, from the app's own computations, and Ask (it closes the one before): a
+    form, so Ask asks the question shown in the box at that moment."""
+    with st.form("classroom_asking", border=False):
+        row = st.container(horizontal=True, vertical_alignment="bottom")
+        picked = row.selectbox(
+            t("cl_pick_question", lang),
+            tuple(QUESTIONS),
+            key="classroom_question",
+            format_func=partial(question_label, lang=lang),
+        )
+        label, icon = t("cl_ask", lang), ":material/send:"
+        asked = row.form_submit_button(label, key="classroom_ask", type="primary", icon=icon)
+    if asked:
+        act(room, key, "ask", picked)
+        st.rerun()  # the page then shows the question asked
 
 
 def question_label(question_id: str, lang: str) -> str:
@@ -115,8 +138,10 @@ def join_panel(room: str, lang: str) -> None:
     url = join_url(room)
     st.caption(t("cl_join_with", lang))
     st.html(f'<p style="{CODE_STYLE}">{html.escape(room)}</p>')
-    qr = segno.make(url, error="m").svg_inline(scale=5, dark="#111827", light="#ffffff")
-    st.html(f'<div style="max-width:220px">{qr}</div>')
+    # A PNG in a data URL: st.html's sanitiser drops inline <svg>, and a media file would be
+    # served by one replica only.
+    qr = segno.make(url, error="m").png_data_uri(scale=6, border=2)
+    st.html(f'<img src="{qr}" alt="QR" style="width:200px;height:200px">')
     st.code(url, language=None, wrap_lines=True)
 
 

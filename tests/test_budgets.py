@@ -82,13 +82,14 @@ def test_lesson_results_are_read_only():
     """Lesson results are shared between sessions too."""
     from ui.scaling.body import dot_samples, saturation_curves, sharpening_rows, variance_experiment
     from ui.softmax.body import compute
+    from ui.softmax.settings import SoftmaxParams
 
     results = [
         dot_samples(64, "normal"),
         saturation_curves("uniform"),
         sharpening_rows("uniform"),
         variance_experiment("uniform"),
-        compute((1.0, 2.0), 1.0),
+        compute(SoftmaxParams(values="1, 2", divisor=1.0)),
     ]
     for result in results:
         assert all(not a.flags.writeable for a in arrays(result)), type(result).__name__
@@ -193,7 +194,7 @@ def test_all_caches_together_are_bounded():
     for body in sorted((ROOT / "ui").glob("*/body.py")):  # importing a page declares its caches
         importlib.import_module(f"ui.{body.parent.name}.body")
     assert _run_lab.cache in cache.CACHES
-    assert {"train_run", "_variants", "compute"} <= {c.name for c in cache.CACHES}
+    assert {"train_run", "_variants", "_breakdown"} <= {c.name for c in cache.CACHES}
     assert "figures" in {c.name for c in cache.CACHES}
     # caches that other tests declare inside their functions are not the app's
     declared = [c for c in cache.CACHES if "<locals>" not in c.name]

@@ -32,9 +32,9 @@ def answer_text(question: Question) -> str:
 
 
 @shared(max_mb=1)
-def quiz(seed: int) -> list[Question]:
-    """The page's one core call: the questions of this seed."""
-    return make_quiz(seed)
+def quiz(params: QuizParams) -> list[Question]:
+    """The page's one core call: the questions of its seed."""
+    return make_quiz(params.quiz_seed)
 
 
 def render() -> None:
@@ -53,7 +53,7 @@ def render() -> None:
     params = state.current(QuizParams)
     article_questions(lang)
     st.header(t("qz_numeric_title", lang))
-    questions = quiz(params.quiz_seed)
+    questions = quiz(params)
     results = [
         ask(number, question, params.quiz_seed, lang)
         for number, question in enumerate(questions, start=1)

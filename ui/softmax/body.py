@@ -23,7 +23,7 @@ from ui.kit.settings import parse_values
 from ui.kit.text import t
 from ui.softmax import figures
 from ui.softmax.presets import PRESETS, Preset, active_preset, compare, labels_for, largest
-from ui.softmax.settings import DEFAULT_VALUES, LARGEST, SoftmaxParams
+from ui.softmax.settings import DEFAULT_VALUES, LARGEST, SECTIONS, SoftmaxParams
 from viz_core import (
     SoftmaxBreakdown,
     cross_entropy_gradient,
@@ -35,10 +35,19 @@ from viz_core import (
 CHART_HEIGHT = 320  # px: the bars and the controls above them fit a 1280 × 720 first screen
 
 
+def compute(params: SoftmaxParams) -> SoftmaxBreakdown:
+    """The page's one core call, at its numbers and divisor (every section and target of them
+    shares one result); ValueError when the numbers are not 1 to 12 numbers."""
+    return _breakdown(replace(params, target=LARGEST, section=SECTIONS[0]))
+
+
 @shared(max_mb=1)
-def compute(values: tuple[float, ...], divisor: float) -> SoftmaxBreakdown:
-    """The page's one core call."""
-    return softmax_breakdown(values, divisor)
+def _breakdown(params: SoftmaxParams) -> SoftmaxBreakdown:
+    """softmax_breakdown, keyed by the settings that change it."""
+    values = parse_values(params.values)
+    if values is None:
+        raise ValueError("Type 1 to 12 numbers, separated by commas.")
+    return softmax_breakdown(values, params.divisor)
 
 
 def _use_preset(name: str) -> None:
@@ -61,13 +70,12 @@ def render() -> None:
     lang = state.open_page("sm_title", "sm_intro", SoftmaxParams)
     controls(lang)
     params = state.current(SoftmaxParams)
-    values = parse_values(params.values)
-    if values is None:
+    try:
+        breakdown = compute(params)
+    except ValueError:
         st.warning(t("sm_values_bad", lang), icon=":material/edit:")
-        values = parse_values(DEFAULT_VALUES)
-    assert values is not None
-    breakdown = compute(values, params.divisor)
-    labels = labels_for(values)
+        breakdown = compute(replace(params, values=DEFAULT_VALUES))
+    labels = labels_for(tuple(float(x) for x in breakdown.x))
     chart_section(breakdown, labels, lang)
     article_verdict(breakdown, lang)
     past_target(labels, lang)
@@ -233,7 +241,8 @@ def naive_verdict(breakdown: SoftmaxBreakdown) -> tuple[str, str]:
 
 def jacobian_section(breakdown: SoftmaxBreakdown, labels: list[str], lang: str) -> None:
     """What vanishes near one-hot: ∂p/∂x for these numbers, ÷ the divisor beside ÷ 1."""
-    unscaled = compute(tuple(breakdown.x), 1.0)
+    same = ", ".join(repr(float(x)) for x in breakdown.x)  # the numbers exactly, as text
+    unscaled = compute(SoftmaxParams(values=same, divisor=1.0))
     st.subheader(t("sm_jacobian_title", lang))
     st.latex(r"J_{ij} = \frac{\partial p_i}{\partial x_j} = p_i(\delta_{ij} - p_j)")
     st.caption(t("sm_jacobian_why", lang))

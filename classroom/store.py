@@ -209,7 +209,16 @@ def _postgres_engine(url: URL, timeout: float) -> Engine:
         pool_timeout=timeout,
         pool_pre_ping=True,
         pool_recycle=1800,
-        connect_args={"connect_timeout": max(2, math.ceil(timeout)), "options": options},
+        connect_args={
+            "connect_timeout": max(2, math.ceil(timeout)),
+            "options": options,
+            # a network that drops packets: a connection in use gives up within seconds
+            "keepalives": 1,
+            "keepalives_idle": 5,
+            "keepalives_interval": 2,
+            "keepalives_count": 2,
+            "tcp_user_timeout": 3000,  # ms
+        },
     )
 
 

@@ -26,8 +26,23 @@ def render() -> None:
         params = route(params, lang)
     except Unavailable as error:
         st.warning(said(error, lang), icon=":material/cloud_off:")
+        if params.room:
+            recover(params.room)
     # A student's link names the student: it is never offered to be shared.
     state.close_page(params, share=not params.me)
+
+
+@st.fragment(run_every=student.POLL)
+def recover(room: str) -> None:
+    """After the database did not answer: look again every POLL seconds, and draw the page anew
+    (the question, the answer buttons, the polls) as soon as it answers, with no reload."""
+    try:
+        store().pulse(room)
+    except Unavailable:
+        return
+    except LookupError:
+        pass  # it answers: the page says what became of the class
+    st.rerun(scope="app")
 
 
 def take_key(params: ClassroomParams, lang: str) -> ClassroomParams:

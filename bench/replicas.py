@@ -1,0 +1,1189 @@
+"""Several servers: nginx (deploy/nginx.conf, rendered) in front of `streamlit run` replicas
+that share one PostgreSQL database, and phones that answer through it over Streamlit's own
+websocket. The tests (tests/test_replicas.py) use the topology with small sizes; run by hand
+for the full class (never run by the tests):
+
+    python -m bench.replicas [--rooms 5] [--phones 40] [--questions 3] [--replicas 2]
+
+5 rooms × 40 phones (200) join through nginx onto 2 replicas; each room answers 3 questions,
+asked in every room at the same moment. It prints the answers lost (acknowledged on a phone, not
+in the database) and the database's count against rooms × phones × questions; p50 and p95 from a
+phone's tap to the projector's count and from the teacher's Ask to the phone showing the
+question; each process's CPU over the class and within the bursts (from the Ask to the last phone
+showing the question), memory, each replica's PostgreSQL connections; then the same class on 1
+replica, for comparison.
+
+Pinning (``--pin``, the default): the machine has 2 cores shared by the replicas, nginx,
+PostgreSQL and this driver. Replica i runs under ``taskset -c i`` (a core each, so the two never
+take turns on one core); the 1-replica class pins its replica to core 0 alone, the CPU one
+replica of the 2-replica class has. nginx, PostgreSQL and the driver are left to the scheduler
+in both runs.
+
+The phones are this module's ``Tab``: one thread per tab, each rerun sent and read to its end,
+the fragments' timers kept as the browser keeps them, the affinity cookie fetched as a browser
+gets it (by loading the page). It costs the driver about 0.3 ms of CPU per poll (200 idle
+phones: 0.8 CPU-s for 2,767 polls in 20 s). bench/classroom.py's emulation was tried first:
+it carries no cookie (nginx then routes each websocket by a fresh key), its functions changed
+during this work, and in its one full run here one of the three questions never showed on any
+phone within its 60 s wait (not investigated).
+"""
+
+import argparse
+import contextlib
+import ctypes
+import ctypes.util
+import html
+import os
+import random
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+import uuid
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+import psutil
+import sqlalchemy as sa
+import websocket
+from streamlit.proto.BackMsg_pb2 import BackMsg
+from streamlit.proto.Element_pb2 import Element
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+from bench.serve import ROOT, free_port, wait_healthy
+from ui.kit.text import load
+
+DEPLOY = ROOT / "deploy"
+NGINX_CONF = DEPLOY / "nginx.conf"
+COMPOSE = DEPLOY / "compose.yaml"
+COOKIE = "lab_affinity"  # the affinity cookie nginx sets (deploy/nginx.conf)
+PG_URL = os.environ.get(
+    "CLASSROOM_TEST_PG_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+)
+EARLY = ForwardMsg.ScriptFinishedStatus.FINISHED_EARLY_FOR_RERUN
+PAGE = "classroom"
+
+# --- nginx: the deploy/ file, rendered -------------------------------------------------------
+
+UPSTREAM_LINE = re.compile(r"^(\s*)server\s+(\S+)(\s[^;#]*)?;(.*#\s*rendered.*)$", re.M)
+LISTEN_LINE = re.compile(r"^(\s*)listen\s+(\S+);(.*#\s*rendered.*)$", re.M)
+
+
+def render_nginx_conf(text: str, servers: Sequence[str], listen: str) -> str:
+    """deploy/nginx.conf with the replicas' addresses and the listening address put in.
+
+    Only the two lines marked "rendered" change: the upstream's ``server`` line becomes one
+    line per address (keeping its parameters), and ``listen`` takes ``listen``. Rendering the
+    file with Compose's own values ("app:8501", "80") gives the file back unchanged.
+    """
+    upstream = UPSTREAM_LINE.search(text)
+    listening = LISTEN_LINE.search(text)
+    if upstream is None or listening is None:
+        raise ValueError("nginx.conf lacks its rendered upstream server or listen line")
+    indent, _, parameters, comment = upstream.groups()
+    lines = [f"{indent}server {address}{parameters or ''};{comment}" for address in servers]
+    text = text[: upstream.start()] + "\n".join(lines) + text[upstream.end() :]
+    listening = LISTEN_LINE.search(text)
+    assert listening is not None
+    indent, _, comment = listening.groups()
+    line = f"{indent}listen {listen};{comment}"
+    return text[: listening.start()] + line + text[listening.end() :]
+
+
+def nginx_command(prefix: Path, conf: Path) -> list[str]:
+    """The command that runs nginx in the foreground, every path of the file under ``prefix``
+    (the same flags as deploy/compose.yaml's nginx service)."""
+    nginx = shutil.which("nginx") or "/usr/sbin/nginx"
+    return [nginx, "-e", "stderr", "-p", f"{prefix}/", "-c", str(conf), "-g", "daemon off;"]
+
+
+@dataclass(frozen=True)
+class Logged:
+    """One request in nginx's access log (deploy/nginx.conf's ``lab`` format)."""
+
+    method: str
+    uri: str
+    status: int
+    upstream: str  # "127.0.0.1:8501", or several comma-separated when nginx tried more
+    affinity: str
+
+
+LOG_LINE = re.compile(
+    r'"(?P<method>\S+) (?P<uri>\S+)" (?P<status>\d+) \d+ \S+ upstream=(?P<upstream>.*?) '
+    r"affinity=(?P<affinity>\S*)$"
+)
+
+
+class Nginx:
+    """nginx from the system, run on the rendered deploy/nginx.conf in a folder of its own."""
+
+    def __init__(self, folder: Path, servers: Sequence[str], cpus: str | None = None) -> None:
+        self.folder = folder
+        self.port = free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.conf = folder / "nginx.conf"
+        self.access = folder / "access.log"
+        self.errors = folder / "error.log"
+        self.conf.write_text(
+            render_nginx_conf(NGINX_CONF.read_text(), servers, f"127.0.0.1:{self.port}")
+        )
+        command = nginx_command(folder, self.conf)
+        if cpus:
+            command = ["taskset", "-c", cpus, *command]
+        with open(self.access, "ab") as out, open(self.errors, "ab") as err:
+            self.process = subprocess.Popen(
+                command, cwd=folder, stdout=out, stderr=err, start_new_session=True,
+                preexec_fn=_die_with_parent,
+            )  # fmt: skip
+        self._wait()
+
+    def _wait(self, seconds: float = 10) -> None:
+        deadline = time.monotonic() + seconds
+        while True:
+            with contextlib.suppress(OSError):
+                socket.create_connection(("127.0.0.1", self.port), 1).close()
+                return
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"nginx did not start:\n{self.errors.read_text()}")
+            time.sleep(0.05)
+
+    def log(self) -> list[Logged]:
+        """Every request logged so far (a websocket is logged when it closes)."""
+        found = []
+        for line in self.access.read_text(errors="replace").splitlines():
+            match = LOG_LINE.search(line)
+            if match:
+                fields = match.groupdict()
+                found.append(Logged(**{**fields, "status": int(fields["status"])}))  # type: ignore[arg-type]
+        return found
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGTERM)
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait(timeout=10)
+
+
+def _die_with_parent() -> None:
+    """In the child before exec: die when the process that started it dies (a test or bench
+    killed mid-run leaves no replica or nginx behind on a shared machine)."""
+    with contextlib.suppress(OSError, AttributeError):
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG; nginx's master then stops its workers
+
+
+# --- the replicas ------------------------------------------------------------------------------
+
+
+class Replica:
+    """One `streamlit run streamlit_app.py`, as bench/serve.py starts it, with its own
+    CLASSROOM_DB_URL, in a process group of its own (so that it can be killed whole)."""
+
+    def __init__(self, db_url: str, cpus: str | None = None, port: int | None = None) -> None:
+        self.db_url = db_url
+        self.cpus = cpus
+        self.port = port or free_port()
+        self.address = f"127.0.0.1:{self.port}"
+        self.base = f"http://{self.address}"
+        self.log: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115 (closed by stop())
+        command = [
+            sys.executable, "-m", "streamlit", "run", "streamlit_app.py",
+            "--server.headless", "true", "--server.port", str(self.port),
+            "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
+            "--server.fileWatcherType", "none",
+        ]  # fmt: skip
+        if cpus:
+            command = ["taskset", "-c", cpus, *command]
+        env = {**os.environ, "CLASSROOM_DB_URL": db_url}
+        self.process = subprocess.Popen(
+            command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=self.log,
+            start_new_session=True, preexec_fn=_die_with_parent,
+        )  # fmt: skip
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    def wait_healthy(self, seconds: float = 90) -> None:
+        wait_healthy(self.base, self.process, self.log, seconds)
+
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+    def kill(self) -> None:
+        """SIGKILL its whole process group: the replica dies as a machine dies, mid-sentence."""
+        if self.alive():
+            os.killpg(self.pid, signal.SIGKILL)
+        self.process.wait(timeout=10)
+
+    def stop(self) -> None:
+        if self.alive():
+            os.killpg(self.pid, signal.SIGTERM)
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.kill()
+        self.log.close()
+
+    def stderr(self) -> str:
+        self.log.seek(0)
+        return self.log.read().decode(errors="replace")
+
+
+class Topology:
+    """nginx in front of ``replicas`` streamlit replicas, all on loopback, sharing ``db_url``.
+
+    ``cpus``: a taskset CPU list per replica (None: the scheduler decides).
+    """
+
+    def __init__(
+        self,
+        db_url: str,
+        replicas: int = 2,
+        cpus: Sequence[str | None] | None = None,
+        nginx_cpus: str | None = None,
+    ) -> None:
+        self.folder = Path(tempfile.mkdtemp(prefix="replicas-"))
+        self.db_url = db_url
+        self.cpus = list(cpus) if cpus else [None] * replicas
+        self.replicas = [Replica(db_url, self.cpus[i]) for i in range(replicas)]
+        self.nginx: Nginx | None = None
+        try:
+            for replica in self.replicas:
+                replica.wait_healthy()
+            self.nginx = Nginx(self.folder, [r.address for r in self.replicas], nginx_cpus)
+        except BaseException:
+            self.close()
+            raise
+        self._cookies: dict[str, str] = {}
+
+    @property
+    def base(self) -> str:
+        assert self.nginx is not None
+        return self.nginx.base
+
+    def revive(self, index: int) -> None:
+        """Start replica ``index`` again on its port (after a kill), and wait until healthy."""
+        old = self.replicas[index]
+        old.stop()
+        self.replicas[index] = Replica(self.db_url, old.cpus, old.port)
+        self.replicas[index].wait_healthy()
+
+    def replica_of(self, upstream: str) -> int | None:
+        """Which replica an nginx ``$upstream_addr`` names last (the one that answered)."""
+        last = upstream.split(",")[-1].strip()
+        for i, replica in enumerate(self.replicas):
+            if replica.address == last:
+                return i
+        return None
+
+    def cookie_for(self, index: int, tries: int = 200) -> str:
+        """An affinity cookie value that nginx's consistent hash sends to replica ``index``,
+        found by asking nginx itself (a health check per candidate, read from its log)."""
+        assert self.nginx is not None
+        for n in range(tries):
+            value = f"probe{n}"
+            if value not in self._cookies:
+                get(self.base + "/_stcore/health", cookie=value)
+                for entry in self.nginx.log():
+                    if entry.affinity == value:
+                        self._cookies[value] = entry.upstream
+            if self.replica_of(self._cookies.get(value, "")) == index:
+                return value
+        raise RuntimeError(f"no cookie of {tries} reaches replica {index}")
+
+    def close(self) -> None:
+        if self.nginx is not None:
+            self.nginx.stop()
+        for replica in self.replicas:
+            replica.stop()
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+    def __enter__(self) -> "Topology":
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+
+def get(url: str, cookie: str | None = None, timeout: float = 10) -> tuple[bytes, str | None]:
+    """GET ``url`` (with the affinity cookie ``cookie``); the body, and the affinity cookie
+    nginx set, if it set one."""
+    request = urllib.request.Request(url)
+    if cookie:
+        request.add_header("Cookie", f"{COOKIE}={cookie}")
+    with urllib.request.urlopen(request, timeout=timeout) as response:
+        body = response.read()
+        set_cookie = response.headers.get_all("Set-Cookie") or []
+    for header in set_cookie:
+        name, _, rest = header.partition("=")
+        if name.strip() == COOKIE:
+            return body, rest.split(";")[0]
+    return body, None
+
+
+# --- a browser tab, reduced to its websocket ---------------------------------------------------
+
+
+@dataclass
+class Shown:
+    """One element a run drew: its kind (an alert's kind: "success", "warning", …), its text,
+    the widget key if it is a widget, and its fragment."""
+
+    kind: str
+    text: str
+    key: str = ""
+    fragment: str = ""
+
+
+ALERTS = {1: "error", 2: "warning", 3: "info", 4: "success"}
+TAGS = re.compile(r"<[^>]+>")
+
+
+def _shown(element: Element, fragment: str) -> Shown | None:
+    """What a person reads in ``element`` (None for what they do not: CSS, spacers)."""
+    kind = element.WhichOneof("type") or ""
+    inner = getattr(element, kind, None)
+    widget_id = str(getattr(inner, "id", "") or "")
+    key = widget_id.rsplit("-", 1)[-1] if widget_id.startswith("$$ID") else ""
+    if kind == "alert":
+        return Shown(ALERTS.get(element.alert.format, "alert"), element.alert.body, key, fragment)
+    if kind in ("markdown", "heading", "text"):
+        return Shown(kind, inner.body, key, fragment)  # type: ignore[union-attr]
+    if kind == "html":
+        text = html.unescape(TAGS.sub("", re.sub(r"<style.*?</style>", "", element.html.body)))
+        return Shown(kind, text.strip(), key, fragment) if text.strip() else None
+    if kind == "code":
+        return Shown(kind, element.code.code_text, key, fragment)
+    if kind == "exception":
+        return Shown(kind, element.exception.message, key, fragment)
+    if key:
+        return Shown(kind, str(getattr(inner, "label", "")), key, fragment)
+    return None
+
+
+class Tab:
+    """One browser tab on the class page, through nginx: its affinity cookie (fetched the way a
+    browser gets it, by loading the page), its websocket, the URL's query string as the server
+    keeps it, what the last runs drew, and its fragments' timers (``st.fragment(run_every=…)``),
+    which ``tick`` runs when due, as the browser does."""
+
+    def __init__(
+        self, base: str, query: str, cookie: str | None = None, timeout: float = 30
+    ) -> None:
+        self.base = base
+        self.query = query
+        self.cookie = cookie
+        self.timeout = timeout
+        self.ws: websocket.WebSocket | None = None
+        self.page_hash = ""
+        self.drawn: dict[tuple[int, ...], Shown] = {}
+        self.widgets: dict[str, str] = {}  # widget key → widget id
+        self.options: dict[str, list[str]] = {}  # a select box's key → its options' labels
+        self.timers: dict[str, float] = {}  # fragment id → interval, s
+        self.due: dict[str, float] = {}  # fragment id → when it runs next (monotonic)
+        self.failures: list[str] = []
+        self.warned: list[str] = []  # every warning any run drew
+        self.runs: list[float] = []  # seconds per run, fragments' included
+
+    # connecting and running
+
+    def open(self) -> "Tab":
+        """Load the page (which gives the cookie on a first visit), connect, run the script."""
+        if self.cookie is None:
+            _, self.cookie = get(f"{self.base}/{PAGE}?{self.query}")
+        url = self.base.replace("http", "ws", 1) + "/_stcore/stream"
+        self.ws = websocket.create_connection(
+            url, subprotocols=["streamlit"], cookie=f"{COOKIE}={self.cookie}",
+            timeout=self.timeout,
+        )  # fmt: skip
+        self.run()
+        return self
+
+    def close(self) -> None:
+        if self.ws is not None:
+            with contextlib.suppress(Exception):
+                self.ws.close()
+            self.ws = None
+
+    def run(self, widgets: dict[str, Any] | None = None, fragment: str = "") -> float:
+        """One rerun (of ``fragment`` alone, if given) with ``widgets`` (key → value; True
+        taps a button), read until it has finished; returns its seconds."""
+        assert self.ws is not None, "open() first"
+        message = BackMsg()
+        rerun = message.rerun_script
+        rerun.query_string = self.query
+        rerun.page_script_hash = self.page_hash
+        rerun.page_name = PAGE
+        rerun.fragment_id = fragment
+        rerun.is_auto_rerun = bool(fragment) and not widgets
+        for key, value in (widgets or {}).items():
+            state = rerun.widget_states.widgets.add()
+            state.id = self.widgets[key]
+            if value is True:
+                state.trigger_value = True
+            elif isinstance(value, str):
+                state.string_value = value
+            else:
+                state.double_value = float(value)
+        start = time.monotonic()
+        self.ws.send_binary(message.SerializeToString())
+        self._read(fragment)
+        seconds = time.monotonic() - start
+        self.runs.append(seconds)
+        return seconds
+
+    def _read(self, fragment: str) -> None:
+        """Read until a run ends without asking for another; keep what it drew."""
+        assert self.ws is not None
+        seen: set[tuple[int, ...]] = set()
+        full = not fragment
+        deadline = time.monotonic() + self.timeout
+        while True:
+            self.ws.settimeout(max(0.1, deadline - time.monotonic()))
+            reply = ForwardMsg()
+            reply.ParseFromString(self.ws.recv())
+            kind = reply.WhichOneof("type")
+            if kind == "new_session":
+                if not reply.metadata.run.fragment_ids:  # a full run: the browser drops timers
+                    full, seen = True, set()
+                    self.timers.clear()
+            elif kind == "navigation":  # the page this run drew (not the entry script)
+                self.page_hash = reply.navigation.page_script_hash
+            elif kind == "page_info_changed":
+                self.query = reply.page_info_changed.query_string
+            elif kind == "auto_rerun":
+                interval = reply.auto_rerun.interval
+                self.timers[reply.auto_rerun.fragment_id] = interval
+                self.due.setdefault(reply.auto_rerun.fragment_id, time.monotonic() + interval)
+            elif kind == "delta" and reply.delta.WhichOneof("type") == "new_element":
+                path = tuple(reply.metadata.delta_path)
+                shown = _shown(reply.delta.new_element, reply.delta.fragment_id)
+                seen.add(path)
+                if shown is None:
+                    self.drawn.pop(path, None)
+                    continue
+                self.drawn[path] = shown
+                if shown.key:
+                    element = reply.delta.new_element
+                    self.widgets[shown.key] = _widget_id(element)
+                    if element.WhichOneof("type") == "selectbox":
+                        self.options[shown.key] = list(element.selectbox.options)
+                if shown.kind == "exception":
+                    self.failures.append(shown.text)
+                elif shown.kind == "warning":
+                    self.warned.append(shown.text)
+            elif kind == "script_finished" and reply.script_finished != EARLY:
+                break
+        if full:  # elements not drawn again are gone, as the browser clears them
+            self.drawn = {path: s for path, s in self.drawn.items() if path in seen}
+        for gone in set(self.due) - set(self.timers):
+            del self.due[gone]
+
+    def tick(self) -> bool:
+        """Run every fragment whose timer is due (as the browser does); whether one ran."""
+        now = time.monotonic()
+        ran = False
+        for fragment, due in sorted(self.due.items(), key=lambda item: item[1]):
+            if due <= now and fragment in self.timers:
+                self.due[fragment] = now + self.timers[fragment]
+                self.run(fragment=fragment)
+                ran = True
+        return ran
+
+    def next_due(self) -> float:
+        """Seconds until the next fragment timer fires (60 when none)."""
+        return max(0.0, min(self.due.values(), default=time.monotonic() + 60) - time.monotonic())
+
+    def tap(self, key: str) -> float:
+        """Tap the button keyed ``key``."""
+        return self.run({key: True})
+
+    # reading the page
+
+    def shown(self, kind: str | None = None) -> list[Shown]:
+        return [s for _, s in sorted(self.drawn.items()) if kind is None or s.kind == kind]
+
+    def texts(self, kind: str | None = None) -> list[str]:
+        return [s.text for s in self.shown(kind)]
+
+    def widget_keys(self) -> list[str]:
+        return [s.key for s in self.shown() if s.key]
+
+    def has(self, text: str, kind: str | None = None) -> bool:
+        return any(text in s for s in self.texts(kind))
+
+    @property
+    def token(self) -> str:
+        """This phone's student token, from its link (``me=…``)."""
+        found = re.search(r"(?:^|&)me=([^&]+)", self.query)
+        return urllib.request.unquote(found.group(1)) if found else ""
+
+
+def wait_for(tab: Tab, done: Callable[[], bool], seconds: float) -> bool:
+    """Let ``tab`` run its fragments' timers, as an open browser tab does, until ``done()``
+    (True) or ``seconds`` have passed (False)."""
+    deadline = time.monotonic() + seconds
+    while not done():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(min(0.05, tab.next_due()))
+        tab.tick()
+    return True
+
+
+def _widget_id(element: Element) -> str:
+    kind = element.WhichOneof("type") or ""
+    return str(getattr(getattr(element, kind), "id", ""))
+
+
+# --- the class, as the page says it ------------------------------------------------------------
+
+LANGS = ("en", "zh")
+STRINGS = load(ROOT / "ui" / "classroom" / "strings.toml")  # the class page's own sentences
+
+
+def lead(key: str, lang: str) -> str:
+    """The class page's string ``key`` in ``lang`` up to its first field ("You are: ")."""
+    return STRINGS[key][lang].split("{")[0]
+
+
+def says(tab: Tab, key: str, kind: str | None = None) -> bool:
+    """Whether the tab shows the string ``key`` (its text up to its first field, in either
+    language)."""
+    return any(tab.has(lead(key, lang).strip(), kind) for lang in LANGS)
+
+
+def _after(tab: Tab, key: str) -> str | None:
+    """The rest of the first text the tab shows as html that begins with string ``key``."""
+    for lang in LANGS:
+        prefix = lead(key, lang)
+        for text in tab.texts("html"):
+            if text.startswith(prefix):
+                return text[len(prefix) :].strip()
+    return None
+
+
+def nickname(tab: Tab) -> str:
+    """The nickname the phone shows ("You are: …")."""
+    return _after(tab, "cl_you_are") or ""
+
+
+def my_answer(tab: Tab) -> str | None:
+    """The answer the phone says the database holds for it ("Your answer: …"), if it shows
+    "received" (the page shows both only for an answer read back after its commit)."""
+    if not says(tab, "cl_received", "success"):
+        return None
+    return _after(tab, "cl_your_answer")
+
+
+def picks(tab: Tab) -> list[str]:
+    """The keys of the open question's answer buttons, in order."""
+    return [key for key in tab.widget_keys() if key.startswith("classroom_pick_")]
+
+
+def answered_count(tab: Tab) -> int | None:
+    """The projector's live count ("Answered N of M"), if it shows one."""
+    for text in tab.texts("markdown"):
+        found = re.search(r"(\d+)\s*(?:of|/)\s*(\d+)", text)
+        if found:
+            return int(found.group(1))
+    return None
+
+
+@dataclass
+class Phone:
+    """A student: a tab on the join link, joined with one tap; what they were told is kept."""
+
+    tab: Tab
+    name: str = ""
+    acked: dict[int, str] = field(default_factory=dict)  # question number → acknowledged answer
+    sent: dict[int, list[str]] = field(default_factory=dict)  # every answer tapped
+    seen_at: dict[int, float] = field(default_factory=dict)  # when each question appeared
+    tapped_at: dict[int, float] = field(default_factory=dict)  # the acknowledged answer's tap
+    acked_at: dict[int, float] = field(default_factory=dict)
+
+    def join(self) -> "Phone":
+        self.tab.tap("classroom_join")
+        if not self.tab.token:
+            raise RuntimeError(f"join failed: {self.tab.texts()}")
+        self.name = nickname(self.tab)
+        return self
+
+    def wait_question(self, number: int, seconds: float = 10) -> bool:
+        """Let the phone poll (its fragment's timer) until it shows question ``number``."""
+        if wait_for(self.tab, lambda: self.question() == number, seconds):
+            self.seen_at.setdefault(number, time.monotonic())
+            return True
+        return False
+
+    def question(self) -> int | None:
+        """The number of the open question the phone shows buttons for."""
+        numbers = {int(key.split("_")[2]) for key in picks(self.tab)}
+        return max(numbers) if numbers else None
+
+    def answer(self, choice: int | None = None, rng: random.Random | None = None) -> str | None:
+        """Tap an answer to the open question; return the answer when acknowledged."""
+        number = self.question()
+        if number is None:
+            return None
+        keys = [k for k in picks(self.tab) if k.startswith(f"classroom_pick_{number}_")]
+        key = keys[choice % len(keys)] if choice is not None else (rng or random).choice(keys)
+        label = next(s.text for s in self.tab.shown() if s.key == key)
+        tapped = time.monotonic()
+        self.sent.setdefault(number, []).append(label)
+        self.tab.tap(key)
+        got = my_answer(self.tab)
+        if got is not None and self.tab.has(label, "html"):
+            self.acked[number] = got
+            self.tapped_at[number] = tapped
+            self.acked_at[number] = time.monotonic()
+        return got
+
+
+def answers_in_db(db_url: str) -> dict[tuple[str, str, int], str]:
+    """(room code, nickname, question number) → the answer the database holds."""
+    engine = sa.create_engine(db_url, poolclass=sa.NullPool)
+    query = sa.text(
+        "SELECT r.code, s.nickname, q.number, a.value FROM answers a "
+        "JOIN students s ON s.id = a.student_id JOIN asked q ON q.id = a.asked_id "
+        "JOIN rooms r ON r.id = q.room_id"
+    )
+    try:
+        with engine.connect() as conn:
+            return {(c, n, int(k)): str(v) for c, n, k, v in conn.execute(query)}
+    finally:
+        engine.dispose()
+
+
+def lost_answers(phones: dict[str, list[Phone]], db_url: str) -> list[str]:
+    """Every acknowledged answer the database does not hold as the phone last had it
+    acknowledged (a later answer sent during an outage may stand in its place)."""
+    held = answers_in_db(db_url)
+    lost = []
+    for code, room_phones in phones.items():
+        for phone in room_phones:
+            for number, acked in phone.acked.items():
+                value = held.get((code, phone.name, number))
+                later = phone.sent.get(number, [])
+                later = later[later.index(acked) :] if acked in later else later
+                if value is None or (value != acked and value not in later):
+                    lost.append(f"{code}/{phone.name} q{number}: acked {acked!r}, db {value!r}")
+    return lost
+
+
+# --- PostgreSQL: a throwaway schema -------------------------------------------------------------
+
+
+def with_search_path(url: str, schema: str) -> str:
+    """``url`` whose connections see ``schema`` first (``?options=-csearch_path%3D<schema>``)."""
+    changed = sa.make_url(url).update_query_dict({"options": f"-csearch_path={schema}"})
+    return changed.render_as_string(hide_password=False)
+
+
+@contextlib.contextmanager
+def pg_schema(url: str = PG_URL, prefix: str = "replicas") -> Iterator[str]:
+    """A new, empty schema, dropped with everything in it afterwards: nothing else is touched."""
+    name = f"{prefix}_{uuid.uuid4().hex[:10]}"
+    engine = sa.create_engine(url, poolclass=sa.NullPool)
+    with engine.begin() as conn:
+        conn.execute(sa.text(f'CREATE SCHEMA "{name}"'))
+    try:
+        yield name
+    finally:
+        with engine.begin() as conn:
+            conn.execute(sa.text(f'DROP SCHEMA "{name}" CASCADE'))
+        engine.dispose()
+
+
+# --- the bench: a school's classes on several replicas ------------------------------------------
+
+QUESTIONS_ASKED = ("lab_top_key", "translator_word", "article_why_scale")  # choices: one tap
+GOALS = {"answer": 2.0, "question": 3.0}  # s, p95: tap → projector, teacher → phone
+
+
+class Projector:
+    """A teacher's tab: Start, then Ask through the page's own form; a thread of its own keeps
+    its timer (the live count, every second) and notes every count it shows."""
+
+    def __init__(self, base: str) -> None:
+        self.tab = Tab(base, "lang=en").open()
+        self.tab.tap("classroom_start")
+        links = " ".join(self.tab.texts("code"))
+        self.code = re.search(r"room=([A-Z0-9]+)", links).group(1)  # type: ignore[union-attr]
+        self.key = re.search(r"key=([\w-]+)", links).group(1)  # type: ignore[union-attr]
+        self.counts: list[tuple[float, int]] = []  # (time.monotonic(), answered)
+        self.asked_at: dict[int, float] = {}
+        self._ask: list[tuple[int, str]] = []
+        self._wake = threading.Event()
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._live, daemon=True)
+
+    def ask(self, number: int, question: str) -> None:
+        """Ask ``question`` (its picker's label, then Ask) at the thread's next moment."""
+        self._ask.append((number, question))
+        self._wake.set()
+
+    def _live(self) -> None:
+        from classroom import QUESTIONS
+
+        while not self.stop.is_set():
+            if self._ask:
+                number, question = self._ask.pop(0)
+                label = self.tab.options["classroom_question"][list(QUESTIONS).index(question)]
+                self.counts.clear()
+                self.asked_at[number] = time.monotonic()
+                self.tab.run({"classroom_question": label, "classroom_ask": True})
+            elif self.tab.tick():
+                count = answered_count(self.tab)
+                if count is not None:
+                    self.counts.append((time.monotonic(), count))
+            self._wake.wait(self.tab.next_due())
+            self._wake.clear()
+
+    def counted(self) -> int:
+        return max((n for _, n in self.counts), default=0)
+
+
+def phone_life(
+    phone: Phone, projector: Projector, pauses: dict[int, float], stop: threading.Event
+) -> None:
+    """A student's phone for the whole class: it polls (its timer), sees each question, taps an
+    answer ``pauses[n]`` s after seeing question n, and waits for the next."""
+    rng = random.Random(phone.name)
+    try:
+        while not stop.is_set():
+            number = phone.question()
+            now = time.monotonic()
+            if number in projector.asked_at and number not in phone.seen_at:
+                phone.seen_at[number] = now
+            due = phone.tab.next_due()
+            if number in phone.seen_at and number not in phone.sent:
+                tap_at = phone.seen_at[number] + pauses.get(number, 0.0)
+                if now >= tap_at:
+                    phone.answer(rng=rng)
+                    continue
+                due = min(due, tap_at - now)
+            stop.wait(due)
+            phone.tab.tick()
+    except Exception as error:  # a failure is counted, never hidden
+        phone.tab.failures.append(repr(error))
+
+
+@dataclass
+class Usage:
+    """CPU seconds and peak memory of a group of processes over the class."""
+
+    name: str
+    pids: list[int]
+    pss: bool = False  # proportional memory: shared pages (PostgreSQL's buffers) counted once
+    children: bool = True  # with its child processes (not for the driver: they are the servers)
+    cpu_start: float = 0.0
+    cpu: float = 0.0
+    rss_peak: float = 0.0
+
+    def _processes(self) -> list[psutil.Process]:
+        found = []
+        for pid in self.pids:
+            with contextlib.suppress(psutil.Error):
+                process = psutil.Process(pid)
+                found += [process, *(process.children(recursive=True) if self.children else [])]
+        return found
+
+    def cpu_now(self) -> float:
+        total = 0.0
+        for process in self._processes():
+            with contextlib.suppress(psutil.Error):
+                times = process.cpu_times()
+                total += times.user + times.system
+        return total
+
+    def sample(self) -> None:
+        total = 0.0
+        for process in self._processes():
+            with contextlib.suppress(psutil.Error):
+                memory = process.memory_full_info() if self.pss else process.memory_info()
+                total += (memory.pss if self.pss else memory.rss) / 1e6
+        self.rss_peak = max(self.rss_peak, total)
+
+
+def runqueue_wait(pid: int) -> float:
+    """Seconds the threads of ``pid`` have spent runnable but waiting for a CPU (the kernel's
+    schedstat): time a busy core took from the process."""
+    total = 0
+    with contextlib.suppress(OSError):
+        for task in Path(f"/proc/{pid}/task").iterdir():
+            with contextlib.suppress(OSError, ValueError, IndexError):
+                total += int((task / "schedstat").read_text().split()[1])
+    return total / 1e9
+
+
+def postgres_pids() -> list[int]:
+    """The PostgreSQL server's processes (the postmaster and its backends)."""
+    return [p.pid for p in psutil.process_iter(["name"]) if p.info["name"] == "postgres"]
+
+
+class Meter:
+    """Every 0.5 s: each group's CPU so far (a time series, to read any window of the class
+    afterwards) and memory, and each replica's connections to PostgreSQL (its pool in use)."""
+
+    def __init__(self, groups: list[Usage], replicas: dict[str, int]) -> None:
+        self.groups = groups
+        self.replicas = replicas  # name → pid
+        self.samples: dict[str, list[tuple[float, float]]] = {g.name: [] for g in groups}
+        self.pool: dict[str, int] = dict.fromkeys(replicas, 0)  # most connections at once
+        self.waits: dict[str, list[tuple[float, float]]] = {}  # replica → (t, runqueue wait)
+        # replica → (t, its connections not idle in the pool: in a query or a transaction)
+        self.busy: dict[str, list[tuple[float, int]]] = {}
+        self._db = sa.create_engine(PG_URL, poolclass=sa.NullPool)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._poll, daemon=True, name="meter")
+        self.seconds = 0.0
+
+    def _poll(self) -> None:
+        while True:
+            now = time.monotonic()
+            for group in self.groups:
+                self.samples[group.name].append((now, group.cpu_now()))
+                group.sample()
+            states = self._db_states()
+            for name, pid in self.replicas.items():
+                self.waits.setdefault(name, []).append((now, runqueue_wait(pid)))
+                with contextlib.suppress(psutil.Error):
+                    connections = psutil.Process(pid).net_connections("tcp")
+                    ports = [c.laddr.port for c in connections if c.raddr and c.raddr.port == 5432]
+                    self.pool[name] = max(self.pool[name], len(ports))
+                    busy = sum(1 for port in ports if states.get(port, "idle") != "idle")
+                    self.busy.setdefault(name, []).append((now, busy))
+            if self._stop.wait(0.5):
+                return
+
+    def _db_states(self) -> dict[int, str]:
+        """PostgreSQL's view of every connection: client port → state ("idle", "active",
+        "idle in transaction")."""
+        query = sa.text("SELECT client_port, state FROM pg_stat_activity WHERE client_port > 0")
+        try:
+            with self._db.connect() as conn:
+                return {int(port): str(state) for port, state in conn.execute(query)}
+        except sa.exc.SQLAlchemyError:
+            return {}
+
+    def busy_in(self, name: str, windows: list[tuple[float, float]]) -> tuple[float, float]:
+        """In ``windows``: the mean of replica ``name``'s connections in use, and the share of
+        samples with all ten (the pool's 5 + 5) in use."""
+        inside = [n for t, n in self.busy.get(name, []) if any(a <= t <= b for a, b in windows)]
+        if not inside:
+            return float("nan"), float("nan")
+        return sum(inside) / len(inside), sum(1 for n in inside if n >= 10) / len(inside)
+
+    def cpu_between(self, name: str, start: float, end: float, wait: bool = False) -> float:
+        """CPU seconds of group ``name`` between two instants (nearest samples); with ``wait``,
+        the seconds its threads waited for a CPU instead (a replica's run-queue wait)."""
+        samples = (self.waits if wait else self.samples)[name]
+        before = max((s for s in samples if s[0] <= start), default=samples[0])
+        after = min((s for s in samples if s[0] >= end), default=samples[-1])
+        return after[1] - before[1]
+
+    def start(self) -> None:
+        self._began = time.monotonic()
+        for group in self.groups:
+            group.cpu_start = group.cpu_now()
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join()
+        self._db.dispose()
+        self.seconds = time.monotonic() - self._began
+        for group in self.groups:
+            group.cpu = group.cpu_now() - group.cpu_start
+
+
+@dataclass
+class ClassResult:
+    """What one run of the class measured."""
+
+    replicas: int
+    rooms: int
+    phones: int
+    questions: int
+    joined: int = 0
+    stored: int = 0
+    acknowledged: int = 0
+    lost: list[str] = field(default_factory=list)  # acknowledged, not in the database
+    answer: list[float] = field(default_factory=list)  # tap → projector's count, s
+    question: list[float] = field(default_factory=list)  # teacher's Ask → phone shows it, s
+    received: list[float] = field(default_factory=list)  # tap → the phone's own "received"
+    join: list[float] = field(default_factory=list)  # open the link + Join, s
+    usage: list[Usage] = field(default_factory=list)
+    bursts: list[tuple[float, float]] = field(default_factory=list)  # Ask → the last phone sees it
+    burst_cpu: dict[str, float] = field(default_factory=dict)  # CPU-s within the bursts
+    burst_wait: dict[str, float] = field(default_factory=dict)  # s waiting for a CPU, in them
+    burst_pool: dict[str, tuple[float, float]] = field(default_factory=dict)  # Meter.busy_in
+    pool: dict[str, int] = field(default_factory=dict)  # most PostgreSQL connections at once
+    unavailable: int = 0  # "not saved yet" warnings the phones and projectors were shown
+    seconds: float = 0.0
+    served: dict[int, int] = field(default_factory=dict)  # replica → websockets it served
+    asked: list[str] = field(default_factory=list)  # the questions the database holds
+    failures: list[str] = field(default_factory=list)
+
+
+def answer_latencies(phones: list[Phone], projector: Projector, number: int) -> list[float]:
+    """From each acknowledged tap to the projector's first count that includes it: the k-th
+    answer acknowledged is included by the first count ≥ k (answers only add up)."""
+    acked = sorted((p.acked_at[number], p.tapped_at[number]) for p in phones if number in p.acked)
+    latencies = []
+    for rank, (_, tapped) in enumerate(acked, 1):
+        shown = next((t for t, n in projector.counts if n >= rank and t >= tapped), None)
+        if shown is not None:
+            latencies.append(shown - tapped)
+    return latencies
+
+
+def play_class(
+    base: str, result: ClassResult, window: float, spread: float, seed: int
+) -> dict[str, list[Phone]]:
+    """Each room's teacher starts a class and its phones join (spread over ``spread`` s); then
+    each question is asked in every room at the same moment (the worst case) and answered within
+    ``window`` s. One thread per tab."""
+    rng = random.Random(seed)
+    projectors = [Projector(base) for _ in range(result.rooms)]
+    rooms = [
+        (pr, [Phone(Tab(base, f"room={pr.code}&lang=en")) for _ in range(result.phones)])
+        for pr in projectors
+    ]
+    everyone = [phone for _, phones in rooms for phone in phones]
+
+    def join(phone: Phone) -> None:
+        time.sleep(rng.uniform(0, spread))
+        began = time.monotonic()
+        try:
+            phone.tab.open()
+            phone.join()
+            result.join.append(time.monotonic() - began)
+        except Exception as error:  # a failure is counted, never hidden
+            result.failures.append(f"join: {error!r}")
+
+    joining = [threading.Thread(target=join, args=(phone,)) for phone in everyone]
+    for thread in joining:
+        thread.start()
+    for thread in joining:
+        thread.join(timeout=600)
+    result.joined = sum(1 for phone in everyone if phone.name)
+    stop = threading.Event()
+    pauses = {n: [rng.uniform(0, window) for _ in everyone] for n in range(1, 4)}
+    lives = [
+        threading.Thread(
+            target=phone_life,
+            args=(phone, projector, {n: pauses[n][i] for n in pauses}, stop),
+            daemon=True,
+        )
+        for i, (projector, phone) in enumerate((pr, ph) for pr, phs in rooms for ph in phs)
+        if phone.name
+    ]
+    for projector in projectors:
+        projector.thread.start()
+    for thread in lives:
+        thread.start()
+    try:
+        time.sleep(5)  # every phone polling
+        for number, question in enumerate(QUESTIONS_ASKED[: result.questions], 1):
+            for projector in projectors:
+                projector.ask(number, question)
+            _wait(lambda n=number: all(n in p.sent or not p.name for p in everyone), window + 60)
+            _wait(lambda n=number: all(n in p.acked for p in everyone if n in p.sent), 30)
+            _wait(lambda: all(pr.counted() >= result.phones for pr in projectors), 30)
+            for projector, phones in rooms:
+                asked = projector.asked_at[number]
+                result.answer += answer_latencies(phones, projector, number)
+                result.question += [
+                    p.seen_at[number] - asked for p in phones if number in p.seen_at
+                ]
+                result.received += [
+                    p.acked_at[number] - p.tapped_at[number] for p in phones if number in p.acked
+                ]
+                if projector.counted() < result.phones:
+                    result.failures.append(f"{projector.code} q{number}: {projector.counted()}")
+            asked = min(projector.asked_at[number] for projector in projectors)
+            seen = max((p.seen_at[number] for p in everyone if number in p.seen_at), default=asked)
+            result.bursts.append((asked, seen))
+            time.sleep(2)
+    finally:
+        stop.set()
+        for projector in projectors:
+            projector.stop.set()
+            projector._wake.set()
+        for thread in [*lives, *(pr.thread for pr in projectors)]:
+            thread.join(timeout=60)
+        for tab in [phone.tab for phone in everyone] + [pr.tab for pr in projectors]:
+            tab.close()
+            result.failures += tab.failures
+    result.acknowledged = sum(len(p.acked) for p in everyone)
+    tabs = [phone.tab for phone in everyone] + [projector.tab for projector in projectors]
+    unavailable = tuple(lead("cl_unavailable", lang).strip() for lang in LANGS)
+    result.unavailable = sum(1 for tab in tabs for text in tab.warned if text in unavailable)
+    return {projector.code: phones for projector, phones in rooms}
+
+
+def _wait(condition: Callable[[], bool], seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.1)
+    return True
+
+
+def measure_class(
+    replicas: int, sizes: tuple[int, int, int], pin: bool, window: float, seed: int
+) -> ClassResult:
+    """One class on a fresh topology and a throwaway schema; ``sizes``: rooms, phones per room,
+    questions."""
+    result = ClassResult(replicas, *sizes)
+    cores = os.cpu_count() or 1
+    cpus = [str(i % cores) for i in range(replicas)] if pin else None
+    with pg_schema(PG_URL, prefix="bench_replicas") as schema:
+        db_url = with_search_path(PG_URL, schema)
+        with Topology(db_url, replicas, cpus) as topology:
+            for replica in topology.replicas:  # imports, as after a first visitor
+                Tab(replica.base, "lang=en").open().close()
+            assert topology.nginx is not None
+            groups = [Usage(f"replica {i}", [r.pid]) for i, r in enumerate(topology.replicas)]
+            groups += [
+                Usage("nginx", [topology.nginx.process.pid]),
+                Usage("PostgreSQL (every client's; PSS)", postgres_pids(), pss=True),
+                Usage("this driver", [os.getpid()], children=False),
+            ]
+            meter = Meter(groups, {f"replica {i}": r.pid for i, r in enumerate(topology.replicas)})
+            meter.start()
+            rooms = play_class(topology.base, result, window, spread=10.0, seed=seed)
+            meter.stop()
+            result.usage, result.seconds, result.pool = groups, meter.seconds, meter.pool
+            result.burst_cpu = {
+                g.name: sum(meter.cpu_between(g.name, *burst) for burst in result.bursts)
+                for g in groups
+            }
+            result.burst_pool = {name: meter.busy_in(name, result.bursts) for name in meter.busy}
+            result.burst_wait = {
+                name: sum(meter.cpu_between(name, *burst, wait=True) for burst in result.bursts)
+                for name in meter.waits
+            }
+            held = answers_in_db(db_url)
+            result.stored = sum(1 for code, _, _ in held if code in rooms)
+            result.lost = lost_answers(rooms, db_url)
+            result.asked = sorted(_asked(db_url))
+            time.sleep(2)  # nginx logs each websocket as it closes
+            streams = [e for e in topology.nginx.log() if e.uri == "/_stcore/stream"]
+            served = [topology.replica_of(e.upstream) for e in streams]
+            result.served = {i: served.count(i) for i in range(replicas)}
+    return result
+
+
+def _asked(db_url: str) -> set[str]:
+    """The question ids asked in the schema (the teacher's picker chose what was meant)."""
+    engine = sa.create_engine(db_url, poolclass=sa.NullPool)
+    try:
+        with engine.connect() as conn:
+            return {str(q) for (q,) in conn.execute(sa.text("SELECT question_id FROM asked"))}
+    finally:
+        engine.dispose()
+
+
+def _p(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[int(share * (len(ordered) - 1))] if ordered else float("nan")
+
+
+def report(result: ClassResult) -> None:
+    """Print one run's numbers, with the goals met or not."""
+    total = result.rooms * result.phones * result.questions
+    print(
+        f"\n{result.replicas} replica(s): {result.rooms} rooms × {result.phones} phones, "
+        f"{result.questions} questions; joined {result.joined} (open + Join p50 "
+        f"{_p(result.join, 0.5):.2f} s, p95 {_p(result.join, 0.95):.2f} s); websockets per "
+        f"replica {result.served}; asked {', '.join(result.asked)}"
+    )
+    print(
+        f"answers lost: {len(result.lost)} acknowledged answers missing; the database holds "
+        f"{result.stored} of {total} ({result.acknowledged} acknowledged on the phones)"
+    )
+    for name, values, goal in (
+        ("tap → projector's count", result.answer, GOALS["answer"]),
+        ("teacher's Ask → the phone shows it", result.question, GOALS["question"]),
+        ("tap → the phone's own 'received'", result.received, None),
+    ):
+        p50, p95 = _p(values, 0.5), _p(values, 0.95)
+        verdict = "" if goal is None else f" (goal p95 ≤ {goal:.0f} s: "
+        verdict += "" if goal is None else ("met)" if p95 <= goal else "NOT MET)")
+        print(f"{name}: p50 {p50:.2f} s, p95 {p95:.2f} s over {len(values)}{verdict}")
+    bursts = sum(end - start for start, end in result.bursts)
+    print(
+        f"over {result.seconds:.0f} s of class, and within the {len(result.bursts)} bursts "
+        f"(Ask → the last phone shows it: {bursts:.1f} s in all): CPU (share of one core), "
+        "peak memory"
+    )
+    for usage in result.usage:
+        share = usage.cpu / result.seconds if result.seconds else float("nan")
+        burst = result.burst_cpu.get(usage.name, float("nan"))
+        print(
+            f"    {usage.name}: {usage.cpu:.0f} CPU-s ({share:.0%}); in the bursts {burst:.1f} "
+            f"CPU-s ({burst / bursts if bursts else float('nan'):.0%}); {usage.rss_peak:.0f} MB"
+            + (
+                f"; its threads waited {result.burst_wait[usage.name]:.1f} s for a CPU in the "
+                "bursts"
+                if usage.name in result.burst_wait
+                else ""
+            )
+        )
+    replicas = sum(v for k, v in result.burst_cpu.items() if k.startswith("replica"))
+    runs = result.joined * len(result.bursts)
+    print(
+        f"replicas' CPU per phone's full rerun in the bursts: {replicas / max(runs, 1) * 1e3:.0f} "
+        f"ms; most PostgreSQL connections at once per replica {result.pool} (its pool: 5 + 5); "
+        f"'not saved yet' warnings shown: {result.unavailable}"
+    )
+    for name, (mean, full) in result.burst_pool.items():
+        print(
+            f"    {name}'s PostgreSQL connections in use in the bursts: {mean:.1f} on average, "
+            f"all 10 in {full:.0%} of the samples"
+        )
+    print(f"bursts, s: {[round(end - start, 1) for start, end in result.bursts]}")
+    print(f"failures: {len(result.failures)}")
+    for failure in sorted(set(result.failures + result.lost))[:8]:
+        print(f"    {failure[:200]}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rooms", type=int, default=5)
+    parser.add_argument("--phones", type=int, default=40, help="phones per room")
+    parser.add_argument("--questions", type=int, default=3, choices=(1, 2, 3))
+    parser.add_argument("--replicas", type=int, default=2)
+    parser.add_argument("--window", type=float, default=20.0, help="s within which phones answer")
+    parser.add_argument("--no-pin", dest="pin", action="store_false", help="no taskset")
+    parser.add_argument(
+        "--no-single", dest="single", action="store_false", help="skip the class on 1 replica"
+    )
+    parser.add_argument("--seed", type=int, default=7)
+    args = parser.parse_args()
+    print(f"load average before: {os.getloadavg()}; cores: {os.cpu_count()}; pinned: {args.pin}")
+    sizes = (args.rooms, args.phones, args.questions)
+    runs = [args.replicas, 1] if args.single and args.replicas != 1 else [args.replicas]
+    for replicas in runs:
+        report(measure_class(replicas, sizes, args.pin, args.window, args.seed))
+        print(f"load average after: {os.getloadavg()}")
+
+
+if __name__ == "__main__":
+    main()

@@ -86,8 +86,9 @@ def question_bar(room: str, key: str, lang: str) -> None:
             key="classroom_question",
             format_func=partial(question_label, lang=lang),
         )
-        label, icon = t("cl_ask", lang), ":material/send:"
-        asked = row.form_submit_button(label, key="classroom_ask", type="primary", icon=icon)
+        asked = row.form_submit_button(
+            t("cl_ask", lang), key="classroom_ask", type="primary", icon=":material/send:"
+        )
     if asked:
         act(room, key, "ask", picked)
         st.rerun()  # the page then shows the question asked

@@ -194,10 +194,13 @@ def current(settings: type[S]) -> S:
     return settings.from_state(st.session_state)
 
 
-def put(values: Settings) -> None:
-    """Set a page's widgets to ``values`` (from a widget's callback, or before they are built)."""
+def put(values: Settings, *again: str) -> None:
+    """Set a page's widgets to ``values`` (from a widget's callback, or before they are built);
+    the fields named in ``again`` are assigned even when unchanged, which makes Streamlit send
+    that widget anew (a select box's labels for a new sentence)."""
     for key, value in values.to_state().items():
-        if st.session_state.get(key) != value:
+        name = key.removeprefix(f"{values.PAGE}_")
+        if st.session_state.get(key) != value or name in again:
             st.session_state[key] = value
 
 

@@ -130,7 +130,7 @@ def selected_row(n: int) -> tuple[int, bool]:
     not)."""
     params = state.current(LabParams)
     row = min(max(params.row, 0), max(n - 1, 0))
-    state.put(replace(params, row=row))
+    state.put(replace(params, row=row), "row")
     return row, row != params.row
 
 

@@ -40,9 +40,6 @@ def render() -> None:
         st.info(t("empty_text", lang), icon=":material/edit:")
         state.close_page(params, StepsParams(), share=False)
         return
-    # The lab's ÷√d, here too: step 3 with and without it, without leaving for the lab.
-    label, help_ = t("scale_label_short", lang), t("scale_help", lang)
-    handed_toggle(LabParams, "scale", "steps", label, help=help_)
     step = navigator(lang)
     with st.container(key="steps_title"):  # on a projector the indicator names it (CSS)
         st.subheader(t(f"st_step_{step}", lang))
@@ -64,8 +61,13 @@ def settings_line(result: LabResult, params: LabParams, lang: str) -> None:
 
 
 def navigator(lang: str) -> int:
-    """Previous and next buttons around the six steps; returns the step on screen."""
-    previous, indicator, following = st.columns([1, 4, 1], vertical_alignment="center")
+    """Previous and next buttons around the six steps, and the lab's ÷√d beside them (step 3
+    with and without it, without leaving for the lab); returns the step on screen."""
+    columns = st.columns([1, 4, 1, 1], vertical_alignment="center")
+    previous, indicator, following, scaling = columns
+    with scaling:
+        label, help_ = t("scale_label_short", lang), t("scale_help", lang)
+        handed_toggle(LabParams, "scale", "steps", label, help=help_)
     step = state.current(StepsParams).step
     previous.button(
         t("st_prev", lang),

@@ -131,7 +131,8 @@ class Session:
         kind = element.WhichOneof("type") or ""
         widget_id = getattr(getattr(element, kind, None), "id", "")
         if widget_id and "-" in widget_id:
-            key = widget_id.rsplit("-", 1)[-1]
+            # the lab's widgets are keyed lab_<field>; the yardstick's by the field alone
+            key = widget_id.rsplit("-", 1)[-1].removeprefix("lab_")
             self.widget_ids.setdefault(key, widget_id)
             self.fragments[key] = fragment_id
         if kind == "exception":

@@ -6,7 +6,7 @@ boot.import_all()  # before anything else: no first run may meet a half-imported
 
 import streamlit as st  # noqa: E402
 
-from ui.kit import memory, notes, screen, state  # noqa: E402
+from ui.kit import memory, notes, screen, state, touch  # noqa: E402
 from ui.kit.pages import FAVICON  # noqa: E402
 from ui.kit.text import t  # noqa: E402
 
@@ -23,7 +23,8 @@ page = st.navigation(state.navigation_pages(state.lang()), position="top")
 # After the navigation (a rerun it brings stays on this page), before any widget (one the
 # browser has not set up yet when it asks for the rerun comes back with its default).
 screen.watch_width(link_notes)
-st.html(screen.screen_css(state.present(), t("nav_more", state.lang())))
+touch.one_tap()
+st.html(screen.screen_css(state.present(), t("nav_more", state.lang())) + touch.TAP_CSS)
 state.app_switches()
 notes.show_notes(link_notes, state.lang())
 

@@ -398,17 +398,26 @@ def _cell_px(fig, axis="xaxis"):
 
 def test_a_phone_gets_a_figure_as_wide_as_its_screen_with_numbers_only_where_they_fit():
     """Streamlit squeezes a figure wider than the screen, but not its text: on a phone the
-    heatmap is sized to the phone and prints its numbers only if they fit the cells it has."""
-    weights = np.random.default_rng(0).dirichlet(np.ones(9), 9)
-    matrix = Matrix(weights, PHONE_TOKENS, PHONE_TOKENS, "weights")
-    laptop = heatmap(matrix, lang="en", share=0.58)
-    phone = heatmap(matrix, lang="en", share=0.58, screen=PHONE)
-    assert laptop["layout"]["width"] > 390 >= phone["layout"]["width"]
-    for fig in (laptop, phone):
-        numbered = "text" in fig["data"][0]
-        widest = 0.56 * 3 * 13 + 0.3 * 13  # "0.00" at the 13-px cell font
-        assert numbered == (_cell_px(fig) >= widest + 4), _cell_px(fig)
-    assert "text" in laptop["data"][0] and "text" not in phone["data"][0]
+    heatmap is sized to the phone and prints its numbers only if they fit the cells it has.
+    The articles' 9 × 9 weights fit at 12 px once the rows' title gives its room to the cells
+    (issue 37, item 10); 16 tokens do not, and leave them to the hover."""
+    for n, phone_numbered in ((9, True), (16, False)):
+        tokens = (PHONE_TOKENS * 2)[:n]
+        weights = np.random.default_rng(0).dirichlet(np.ones(n), n)
+        matrix = Matrix(weights, tokens, tokens, "weights")
+        laptop = heatmap(matrix, lang="en", share=0.58)
+        phone = heatmap(matrix, lang="en", share=0.58, screen=PHONE)
+        assert laptop["layout"]["width"] > 390 >= phone["layout"]["width"]
+        for fig, font in ((laptop, LAPTOP.cell_font), (phone, PHONE.cell_font)):
+            numbered = "text" in fig["data"][0]
+            widest = 0.56 * 3 * font + 0.3 * font  # "0.00" at the cell font
+            assert numbered == (_cell_px(fig) >= widest + 4), _cell_px(fig)
+            assert not numbered or fig["data"][0]["textfont"]["size"] >= 12
+        assert ("text" in laptop["data"][0]) == (n == 9)  # 16 do not fit a laptop either
+        assert ("text" in phone["data"][0]) == phone_numbered
+        # the rows' name stays in the hover when the phone leaves out its title
+        assert "title" not in phone["layout"]["yaxis"]
+        assert "query (rows of Q)" in phone["data"][0]["hovertemplate"]
 
 
 def test_a_phone_wraps_a_figure_of_many_panels_two_to_a_row():

@@ -138,6 +138,14 @@ def heading(title: str, formula: str = "") -> None:
     st.markdown(f"### {title}" + (f"\n$$\n{formula}\n$$" if formula else ""))
 
 
+def heading_beside(title: str, formula: str) -> None:
+    """A heading and its formula as two elements as wide as their content, for a horizontal
+    container that holds them beside its other elements (and wraps when they do not fit)."""
+    st.markdown(f"### {title}", width="content")
+    if formula:
+        st.latex(formula, width="content")
+
+
 def safe_text(text: str, tag: str = "p", size: str = "1rem") -> None:
     """Show text that contains user input or symbols as text: never Markdown, HTML or LaTeX."""
     style = SAFE_STYLE.replace("1rem", size)

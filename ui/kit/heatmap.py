@@ -93,7 +93,7 @@ def heatmap(
     panels = tuple([panels] if isinstance(panels, Matrix) else panels)
     if per_row and screen.per_row:
         per_row = min(per_row, screen.per_row)
-    grid = Grid(panels, screen.cell_font, per_row)
+    grid = Grid(panels, screen.cell_font, per_row, screen.row_title)
     numbers = [cell_numbers(matrix) for matrix in grid.panels]
     bar, size = bar_and_size(grid, numbers, room(screen, share), screen, beside)
     grid = fitted_titles(grid, size)
@@ -120,7 +120,8 @@ def _assemble(
         row, col = grid.place(i)
         part = panel(
             matrix, lang=lang, font=grid.font, size=size, axes=axis_suffix(i),
-            labels=(col == 0, row == 0), titled=i == 0, named=named, numbers=numbers[i],
+            labels=(col == 0, row == 0), titled=i == 0, row_title=grid.row_title, named=named,
+            numbers=numbers[i],
             bar=bool(bar) and i == len(grid.panels) - 1,
         )  # fmt: skip
         traces += part.traces
@@ -165,6 +166,7 @@ class Grid:
     panels: tuple[Matrix, ...]
     font: int
     per_row: int | None = None
+    row_title: bool = True  # the rows' name beside them (else in the hover only)
 
     def place(self, i: int) -> tuple[int, int]:
         """The grid row and column of panel ``i``."""
@@ -279,7 +281,8 @@ def row_labels_room(grid: Grid) -> float:
     """Pixels left of the plot: the first panels' row labels and the first one's axis title."""
     first = [m for i, m in enumerate(grid.panels) if grid.place(i)[1] == 0]
     widest = max(text_width(escape(label), grid.font) for m in first for label in m.rows)
-    return widest + label_room(grid.font, titled=bool(grid.panels[0].row_axis))
+    titled = grid.row_title and bool(grid.panels[0].row_axis)
+    return widest + label_room(grid.font, titled=titled)
 
 
 def side_room(bar: str) -> float:
@@ -406,6 +409,7 @@ def panel(
     axes: str = "",
     labels: tuple[bool, bool] = (True, True),
     titled: bool = True,
+    row_title: bool = True,
     named: bool = True,
     bar: bool = False,
     numbers: list[list[str]] | None = None,
@@ -413,7 +417,8 @@ def panel(
     """``matrix`` on the axes x<axes>, y<axes> in cells of ``size`` px: the heatmap (numbers in
     the cells where they fit, the colour bar if ``bar``), a click layer if asked for, masked
     cells grey and the selected row outlined; ``labels`` on its rows and columns, the axes
-    ``titled``; hover names each cell while ``named``; ``numbers``: its ``cell_numbers``."""
+    ``titled`` (the rows too while ``row_title``); hover names each cell while ``named``;
+    ``numbers``: its ``cell_numbers``."""
     masked = np.zeros(matrix.z.shape, dtype=bool) if matrix.masked is None else matrix.masked
     trace = _trace(matrix, masked, axes)
     texts = cell_numbers(matrix) if numbers is None else numbers
@@ -431,14 +436,17 @@ def panel(
     shapes = cell_rects(masked, MASK_COLOUR, 0.55, axes) + _selected(matrix, axes)
     layout = _axes(matrix, font, size, axes, labels)
     if titled:
-        layout = _titled(layout, matrix, lang, font)
+        layout = _titled(layout, matrix, lang, font, row_title)
     return Panel(traces, layout, shapes)
 
 
-def _titled(axes: dict[str, Any], matrix: Matrix, lang: str, font: int) -> dict[str, Any]:
-    """The axes titled by the names of the matrix's rows and columns (those it has)."""
+def _titled(
+    axes: dict[str, Any], matrix: Matrix, lang: str, font: int, row_title: bool = True
+) -> dict[str, Any]:
+    """The axes titled by the names of the matrix's rows (while ``row_title``) and columns
+    (those it has)."""
     x, y = axes.values()
-    names = [(x, matrix.col_axis), (y, matrix.row_axis)]
+    names = [(x, matrix.col_axis), (y, matrix.row_axis if row_title else "")]
     titled = [
         axis | ({"title": axis_title(t(key, lang), font)} if key else {}) for axis, key in names
     ]

@@ -25,6 +25,7 @@ class Screen:
     across: int  # a figure's chart panels to a row: a phone's column holds one (its columns stack)
     # --- heatmaps (ui.kit.heatmap)
     cell_font: int  # heatmap cell numbers and ticks: ≥ 12 px
+    row_title: bool  # a heatmap's rows titled beside them: a phone's room goes to its cells
     max_cell: int  # a heatmap cell's largest side
     max_height: (
         int  # a heatmap's cells, all rows: a projector's figure fits 720 px with its controls
@@ -49,29 +50,33 @@ class Screen:
     beside_height: int  # a figure beside the controls (/variants' RoPE): a projector's fits 720 px
     panels_height: int  # two chart panels beside the controls (/kernel's online softmax)
     bars_width: int  # the lab's row of bars beside its heatmap
-    bars_height: int  # the lab's row of bars
+    bars_height: int  # a chart of bars beside a figure (the class's answers)
+    row_height: int  # the lab's row of bars: a projector's leaves its numbers the first screen
 
 
 LAPTOP = Screen(
     "laptop", width=840, main_width=840, across=2,
-    cell_font=13, max_cell=44, max_height=520, per_row=None, crowded=None,
+    cell_font=13, row_title=True, max_cell=44, max_height=520, per_row=None, crowded=None,
     bar_font=12, small_font=12, number_font=12, text_font=14, tick_font=14, control_font=15,
     title_font=18, marker_size=9, dot_size=7,
     chart_height=340, beside_height=380, panels_height=360, bars_width=312, bars_height=380,
+    row_height=380,
 )  # fmt: skip
 PHONE = Screen(
     "phone", width=340, main_width=840, across=1,
-    cell_font=13, max_cell=44, max_height=520, per_row=2, crowded=None,
+    cell_font=12, row_title=False, max_cell=44, max_height=520, per_row=2, crowded=None,
     bar_font=12, small_font=12, number_font=12, text_font=14, tick_font=14, control_font=15,
     title_font=18, marker_size=9, dot_size=7,
     chart_height=340, beside_height=380, panels_height=620, bars_width=312, bars_height=380,
+    row_height=380,
 )  # fmt: skip
 PROJECTOR = Screen(
     "projector", width=1180, main_width=1180, across=2,
-    cell_font=14, max_cell=48, max_height=290, per_row=None, crowded=LAPTOP,
+    cell_font=14, row_title=True, max_cell=48, max_height=400, per_row=None, crowded=LAPTOP,
     bar_font=13, small_font=14, number_font=16, text_font=17, tick_font=18, control_font=18,
     title_font=22, marker_size=11, dot_size=9,
     chart_height=380, beside_height=340, panels_height=340, bars_width=422, bars_height=320,
+    row_height=220,
 )  # fmt: skip
 SCREENS = (PHONE, LAPTOP, PROJECTOR)
 

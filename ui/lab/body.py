@@ -5,11 +5,12 @@ from functools import partial
 
 import numpy as np
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from ui.classroom.compute import LAB_VIEW, TEACHING
 from ui.classroom.settings import ClassroomParams
 from ui.kit import screen, state
-from ui.kit.display import chart, page_link, safe_text, selectbox, token_chips
+from ui.kit.display import chart, heading_beside, page_link, safe_text, selectbox, token_chips
 from ui.kit.heatmap import Matrix, heatmap
 from ui.kit.text import STRINGS, t
 from ui.lab import figures
@@ -28,14 +29,27 @@ BOXED = ",".join(
 )
 PRESETS = f".st-key-{LabParams.widget_key('d')}_preset [data-testid=stWidgetLabel]"
 BOXED_CSS = f"{BOXED},{PRESETS}{{display:none}}"
-D_LABEL_CSS = f".st-key-{LabParams.widget_key('d')} [data-testid=stWidgetLabel]{{display:none}}"
+# The stage's title beside its picker: a line of the row panel's size, not a section's.
+STAGE_LINE_CSS = ".st-key-lab_stage_line h3{font-size:1.3rem;padding:0}"
+# On a projector: d's label beside its box, not above it (a bare "1536" says nothing to the back
+# of a room, and a label line would push the figure below the first screen); the stage's title
+# left to the picker, which names it, so the formula and the whole figure fit beside it; the
+# row's numbers compact, under its bars.
+D_BOX = f".st-key-{LabParams.widget_key('d')} [data-testid=stNumberInput]"
+PROJECTOR_CSS = (
+    f"{D_BOX}{{display:flex;align-items:center;gap:.5rem}}"
+    f" {D_BOX} [data-testid=stWidgetLabel]{{margin:0;white-space:nowrap}}"
+    " .st-key-lab_stage_line [data-testid=stElementContainer]:has(h3){display:none}"
+    " .st-key-lab_row_numbers table{font-size:15px}"
+    " .st-key-lab_row_numbers :is(td,th){padding:.1rem .5rem}"
+)
 
 
 def render() -> None:
     """The page, top to bottom: controls, then the view of the sentence (``lab_view``)."""
     check_lab_heads()  # before the page's settings are checked, which would call it a carried value
     lang = state.open_page("lab_title", "lab_intro", LabParams)
-    screen.page_css(state.present(), crowded=BOXED_CSS, projector=D_LABEL_CSS)
+    screen.page_css(state.present(), STAGE_LINE_CSS, BOXED_CSS, PROJECTOR_CSS)
     lab_view(lang)
 
 
@@ -85,10 +99,14 @@ def stage_view(params: LabParams, lang: str) -> None:
     result = compute_lab(params)
     n = len(result.tokens)
     row, _ = selected_row(n)
-    params = replace(params, row=row, stage=stage_picker(lang))
+    # The picker, then the stage's heading and formula, on one line where they fit: the figure
+    # starts higher, all of it on a projector's first screen.
+    above = st.container(horizontal=True, vertical_alignment="center", key="lab_stage_line")
+    with above:
+        params = replace(params, row=row, stage=stage_picker(lang))
     figure_side, row_side = st.columns([3, 2], gap="medium")
     with figure_side:
-        STAGE_VIEWS[params.stage](result, row, lang)
+        STAGE_VIEWS[params.stage](result, row, lang, partial(stage_heading, above))
     tokens = result.tokens  # the label function outlives the run: it must not hold the result
     with row_side:
         row_panel(result, row, lang)
@@ -103,6 +121,12 @@ def stage_view(params: LabParams, lang: str) -> None:
             format_func=lambda i: f"{i} · {tokens[i]}",
         )
     state.close_page(params)
+
+
+def stage_heading(above: DeltaGenerator, title: str, formula: str) -> None:
+    """A stage's heading and formula, beside the stage picker above the figure and the row."""
+    with above:
+        heading_beside(title, formula)
 
 
 def ask_the_class(params: LabParams, lang: str) -> None:

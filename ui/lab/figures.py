@@ -55,7 +55,7 @@ def _row_layout(
     neighbours' labels do not touch; else the keys alone, upright, or turned when even they
     touch; and margins that hold them (see ``held_margin``)."""
     font = screen.bar_font  # the bars' own labels
-    width, height = screen.bars_width, screen.bars_height
+    width, height = screen.bars_width, screen.row_height
     margin = held_margin(text_width("0.8", font), 0, font, right=20, bottom=0)
     step = (width - margin["l"] - margin["r"]) / len(tokens)  # px per key
     widths = [text_width(token, font) for token in tokens]

@@ -11,7 +11,7 @@ from dataclasses import replace
 import streamlit as st
 
 from ui.kit import state
-from ui.kit.display import chart, clicked_point, heading, page_link, safe_text
+from ui.kit.display import chart, clicked_point, page_link, safe_text
 from ui.kit.figures import format_small
 from ui.kit.formulas import mask_latex, scale_latex
 from ui.kit.heatmap import Matrix, heatmap
@@ -20,6 +20,8 @@ from ui.lab import figures
 from ui.lab.settings import LabParams
 from viz_core import ONE_HOT, LabResult, jacobian_norm
 
+# Where a stage puts its heading and formula: above the figure and the row beside it, on one line
+Above = Callable[[str, str], None]
 OUTPUT_DIMS = 8  # dimensions of V shown in the output stage
 CLOSE = 0.1  # largest weights of the two rows within this read as "close"
 
@@ -60,10 +62,11 @@ def stage_heatmap(result: LabResult, stage: str, row: int, lang: str) -> None:
     chart(f"{stage}_heatmap", heatmap, matrix, select=select, first=True, **options)
 
 
-def scores_stage(result: LabResult, row: int, lang: str) -> None:
+def scores_stage(result: LabResult, row: int, lang: str, above: Above) -> None:
     """QKᵀ: every query against every key."""
     sqrt_d = f"{math.sqrt(result.steps.d_k):.4g}"
-    heading(t("scores_title", lang), r"S = Q K^{\top},\quad S_{ij} = q_i \cdot k_j")
+    formula = r"S = Q K^{\top},\quad S_{ij} = q_i \cdot k_j"
+    above(t("scores_title", lang), formula)
     stage_heatmap(result, "scores", row, lang)
     st.caption(t("scores_why", lang, sqrt_d=sqrt_d))
     cells = result.steps.scores.size
@@ -71,7 +74,7 @@ def scores_stage(result: LabResult, row: int, lang: str) -> None:
     safe_text(t(key, lang, std=f"{result.std_scores:.3g}", sqrt_d=sqrt_d, cells=cells))
 
 
-def scaled_stage(result: LabResult, row: int, lang: str) -> None:
+def scaled_stage(result: LabResult, row: int, lang: str, above: Above) -> None:
     """÷√d (and the temperature), or nothing when scaling is off."""
     steps = result.steps
     spread = {"divisor": f"{steps.divisor:.4g}", "before": f"{result.std_scores:.3g}"}
@@ -80,7 +83,7 @@ def scaled_stage(result: LabResult, row: int, lang: str) -> None:
         formula = scale_latex(steps.d_k, steps.temperature, result.heads)
     else:
         formula = rf"S' = S{'' if steps.temperature == 1 else f' / {steps.temperature:g}'}"
-    heading(t("scaled_title", lang), formula)
+    above(t("scaled_title", lang), formula)
     stage_heatmap(result, "scaled", row, lang)
     if steps.scale:
         st.caption(t("scaled_why_on", lang, sqrt_d=f"{math.sqrt(steps.d_k):.4g}"))
@@ -94,11 +97,11 @@ def scaled_stage(result: LabResult, row: int, lang: str) -> None:
     safe_text(t(key, lang, after=after, **spread))
 
 
-def masked_stage(result: LabResult, row: int, lang: str) -> None:
+def masked_stage(result: LabResult, row: int, lang: str, above: Above) -> None:
     """The mask: −∞ where a query may not look."""
     allowed = result.steps.allowed
     hidden = int(allowed.size - allowed.sum())
-    heading(t("masked_title", lang), mask_latex(lang))
+    above(t("masked_title", lang), mask_latex(lang))
     stage_heatmap(result, "masked", row, lang)
     st.caption(t(f"masked_why_{result.mask}", lang))
     safe_text(t("changed_masked", lang, hidden=hidden, cells=allowed.size))
@@ -106,21 +109,21 @@ def masked_stage(result: LabResult, row: int, lang: str) -> None:
         safe_text(t("mask_renormalised", lang, error=format_small(result.row_sum_error)))
 
 
-def weights_stage(result: LabResult, row: int, lang: str) -> None:
+def weights_stage(result: LabResult, row: int, lang: str, above: Above) -> None:
     """Softmax on every row: the attention weights; a click selects a row."""
     top = f"{result.stats.max_weight[row]:.3f}"
-    softmax = r"A_{ij} = \operatorname{softmax}(M_i)_j = \frac{e^{M_{ij}}}{\sum_k e^{M_{ik}}}"
-    heading(t("weights_title", lang), softmax)
+    softmax = r"A_{ij} = \frac{e^{M_{ij}}}{\sum_k e^{M_{ik}}}"  # the title says softmax
+    above(t("weights_title", lang), softmax)
     stage_heatmap(result, "weights", row, lang)
     st.caption(t("weights_why", lang))
     safe_text(t("changed_weights", lang, token=result.tokens[row], top=top))
 
 
-def output_stage(result: LabResult, row: int, lang: str) -> None:
+def output_stage(result: LabResult, row: int, lang: str, above: Above) -> None:
     """×V: the selected row's output, a weighted sum of the value vectors."""
     steps, tokens = result.steps, result.tokens
     dims = min(OUTPUT_DIMS, steps.v.shape[1])
-    heading(t("output_title", lang), r"o_i = \sum_j A_{ij}\, v_j")
+    above(t("output_title", lang), r"o_i = \sum_j A_{ij}\, v_j")
     contributions, output = steps.contributions(row), steps.output[row]
     chart(
         "output_heatmap", figures.output_heatmap, contributions, output, tokens, lang=lang,
@@ -132,12 +135,12 @@ def output_stage(result: LabResult, row: int, lang: str) -> None:
     st.code(f"{tokens[row]} = {terms}", language=None, wrap_lines=True)
 
 
-def all_stages(result: LabResult, row: int, lang: str) -> None:
+def all_stages(result: LabResult, row: int, lang: str, above: Above) -> None:
     """The four matrices side by side, in one figure, to see what each step does."""
     steps = result.steps
     matrices = [steps.scores, steps.scaled, steps.masked, steps.weights]
     titles = [t(f"stage_{stage}", lang) for stage in ("scores", "scaled", "masked", "weights")]
-    heading(t("stages_all_title", lang))
+    above(t("stages_all_title", lang), "")
     chart(
         "stages_overview", figures.stages_overview, matrices, titles, result.tokens,
         steps.allowed, lang=lang,
@@ -145,7 +148,7 @@ def all_stages(result: LabResult, row: int, lang: str) -> None:
     st.caption(t("stages_all_why", lang))
 
 
-STAGE_VIEWS: dict[str, Callable[[LabResult, int, str], None]] = {
+STAGE_VIEWS: dict[str, Callable[[LabResult, int, str, Above], None]] = {
     "scores": scores_stage,
     "scaled": scaled_stage,
     "masked": masked_stage,
@@ -172,7 +175,9 @@ def row_panel(result: LabResult, row: int, lang: str) -> None:
         "entropy": (float(on.entropy[row]), float(off.entropy[row])),
         "gradient": (float(jacobian_norm(scaled)), float(jacobian_norm(unscaled))),
     }
-    st.markdown(row_table(numbers, row_expected(result, lang), lang))
+    st.container(key="lab_row_numbers").markdown(
+        row_table(numbers, row_expected(result, lang), lang)
+    )
     verdict = row_verdict(*numbers["max"], *numbers["gradient"])
     safe_text(t(verdict, lang, **row_words(numbers, lang)))
     if verdict == "row_verdict_saturated":

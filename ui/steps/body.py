@@ -5,6 +5,7 @@ from collections.abc import Callable
 
 import numpy as np
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from ui.kit import screen, state
 from ui.kit.display import chart, choose, handed_toggle, page_link, safe_text, token_chips
@@ -18,6 +19,7 @@ from ui.steps.settings import STEPS, StepsParams
 from viz_core import LabResult
 
 DIMS = 8  # dimensions of Q, K, V and the output shown on a projector
+FIGURE_SHARE = 0.58  # of the main area: as large as the lab's, its words beside it
 
 
 TITLE_CSS = ".st-key-steps_title{display:none}"  # on a projector the indicator names the step
@@ -99,9 +101,21 @@ def _short(lang: str) -> Callable[[int], str]:
     return lambda number: t(f"st_short_{number}", lang)
 
 
-def show(key: str, matrix: Matrix, lang: str) -> None:
-    """One matrix, full width and large: rows are the tokens."""
-    chart(key, heatmap, matrix, lang=lang)
+def show(key: str, matrix: Matrix, lang: str, formula: str, why: str) -> None:
+    """One matrix, large, with its formula and why beside it: on a projector all of it on the
+    first screen (a phone stacks them, the figure first)."""
+    figure_side, words = sides()
+    with words:
+        st.latex(formula)
+        safe_text(why)
+    with figure_side:
+        chart(key, heatmap, matrix, lang=lang, share=FIGURE_SHARE)
+
+
+def sides() -> tuple[DeltaGenerator, DeltaGenerator]:
+    """The figure's column and, beside it, its formula's and words'."""
+    figure_side, words = st.columns([FIGURE_SHARE, 1 - FIGURE_SHARE], gap="medium")
+    return figure_side, words
 
 
 def by_token(
@@ -122,19 +136,23 @@ def step_qkv(result: LabResult, lang: str) -> None:
     steps = result.steps
     n, d_k = steps.q.shape
     dims = min(DIMS, d_k)
-    st.latex(rf"Q = X W_Q,\quad K = X W_K,\quad V = X W_V \qquad ({n} \times {d_k})")
+    figure_side, words = sides()
+    with words:
+        st.latex(rf"Q = X W_Q,\quad K = X W_K,\quad V = X W_V \qquad ({n} \times {d_k})")
+        safe_text(t("st_why_1", lang, dims=dims, d=d_k))
     matrices = (steps.q, steps.k, steps.v)
-    for tab, name, matrix in zip(st.tabs(["Q", "K", "V"]), "qkv", matrices, strict=True):
-        with tab:
-            show(f"step_{name}", per_dimension(result, matrix[:, :dims]), lang)
-    safe_text(t("st_why_1", lang, dims=dims, d=d_k))
+    with figure_side:
+        for tab, name, matrix in zip(st.tabs(["Q", "K", "V"]), "qkv", matrices, strict=True):
+            with tab:
+                shown = per_dimension(result, matrix[:, :dims])
+                chart(f"step_{name}", heatmap, shown, lang=lang, share=FIGURE_SHARE)
 
 
 def step_scores(result: LabResult, lang: str) -> None:
     """Step 2: QKᵀ."""
-    st.latex(r"S = Q K^{\top},\qquad S_{ij} = q_i \cdot k_j = \sum_{t=1}^{d} q_{it} k_{jt}")
-    show("step_scores", by_token(result, result.steps.scores), lang)
-    safe_text(t("st_why_2", lang, n=len(result.tokens)))
+    formula = r"S = Q K^{\top},\qquad S_{ij} = q_i \cdot k_j = \sum_{t=1}^{d} q_{it} k_{jt}"
+    why = t("st_why_2", lang, n=len(result.tokens))
+    show("step_scores", by_token(result, result.steps.scores), lang, formula, why)
 
 
 def step_scaled(result: LabResult, lang: str) -> None:
@@ -142,9 +160,9 @@ def step_scaled(result: LabResult, lang: str) -> None:
     steps = result.steps
     sqrt_d = f"{math.sqrt(steps.d_k):.4g}"
     heads = result.heads
-    st.latex(scale_latex(steps.d_k, steps.temperature, heads) if steps.scale else r"S' = S")
-    show("step_scaled", by_token(result, steps.scaled), lang)
-    safe_text(t("st_why_3", lang, sqrt_d=sqrt_d) if steps.scale else t("st_why_3_off", lang))
+    formula = scale_latex(steps.d_k, steps.temperature, heads) if steps.scale else r"S' = S"
+    why = t("st_why_3", lang, sqrt_d=sqrt_d) if steps.scale else t("st_why_3_off", lang)
+    show("step_scaled", by_token(result, steps.scaled), lang, formula, why)
 
 
 def step_masked(result: LabResult, lang: str) -> None:
@@ -152,30 +170,27 @@ def step_masked(result: LabResult, lang: str) -> None:
     why = t("st_why_4", lang) + " " + t(f"masked_why_{result.mask}", lang)
     if result.mask != "none":
         why += " " + t("mask_renormalised", lang, error=format_small(result.row_sum_error))
-    st.latex(mask_latex(lang))
     steps = result.steps
-    show("step_masked", by_token(result, steps.masked, masked=~steps.allowed), lang)
-    safe_text(why)
+    shown = by_token(result, steps.masked, masked=~steps.allowed)
+    show("step_masked", shown, lang, mask_latex(lang), why)
 
 
 def step_weights(result: LabResult, lang: str) -> None:
     """Step 5: softmax."""
     steps = result.steps
-    st.latex(r"A_{ij} = \frac{e^{M_{ij}}}{\sum_k e^{M_{ik}}},\qquad \sum_j A_{ij} = 1")
-    show("step_weights", by_token(result, steps.weights, "weights", ~steps.allowed), lang)
-    safe_text(t("st_why_5", lang))
+    formula = r"A_{ij} = \frac{e^{M_{ij}}}{\sum_k e^{M_{ik}}},\qquad \sum_j A_{ij} = 1"
+    shown = by_token(result, steps.weights, "weights", ~steps.allowed)
+    show("step_weights", shown, lang, formula, t("st_why_5", lang))
 
 
 def step_output(result: LabResult, lang: str) -> None:
     """Step 6: the output, a weighted sum of the values."""
     steps = result.steps
     n, d_v = steps.output.shape
-    st.latex(r"O = A V,\qquad o_i = \sum_j A_{ij}\, v_j")
-    show("step_output", per_dimension(result, steps.output[:, :DIMS]), lang)
-    safe_text(t("st_why_6", lang, n=n, d=d_v, dims=min(DIMS, d_v)))
-    page_link(
-        "model", t("model_link", lang)
-    )  # what the output holds when Q, K, V are learned, not random
+    formula = r"O = A V,\qquad o_i = \sum_j A_{ij}\, v_j"
+    why = t("st_why_6", lang, n=n, d=d_v, dims=min(DIMS, d_v))
+    show("step_output", per_dimension(result, steps.output[:, :DIMS]), lang, formula, why)
+    page_link("model", t("model_link", lang))  # what the output holds when Q, K, V are learned
 
 
 SCREENS: dict[int, Callable[[LabResult, str], None]] = {

@@ -138,3 +138,21 @@ def test_one_tap_on_a_phone_selects_the_row_tapped(opened):
             timeout=10_000,
         )
         assert f"row={row}" in tab.url
+
+
+COMPARE = "?lang=zh&compare=true&b_d=6144&b_scale=false"
+
+
+def test_a_and_b_fit_a_projector_side_by_side_and_stack_on_a_phone(opened):
+    """Compare mode: at 1280 × 720 with presenter mode both heatmaps, with their numbers, are on
+    the first screen side by side (as large as a laptop's at least); a phone stacks them."""
+    laptop = plot_box(opened("laptop", COMPARE, "compare_heatmap_b"), "compare_heatmap")
+    tab = opened("projector", COMPARE, "compare_heatmap_b")
+    a, b = plot_box(tab, "compare_heatmap"), plot_box(tab, "compare_heatmap_b")
+    assert a["x"] + a["width"] < b["x"] and abs(a["y"] - b["y"]) < 1
+    assert max(a["y"] + a["height"], b["y"] + b["height"]) <= 720, (a, b)
+    assert a["width"] >= laptop["width"] - 1
+    assert len(cell_numbers(tab, "compare_heatmap_b")) == 81
+    phone = opened("phone", COMPARE, "compare_heatmap_b")
+    a, b = plot_box(phone, "compare_heatmap"), plot_box(phone, "compare_heatmap_b")
+    assert a["y"] < 844 and b["y"] > a["y"] + a["height"]

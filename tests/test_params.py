@@ -9,7 +9,9 @@ from ui.lab.settings import MAX_TEXT_CHARS, LabParams, parse_lab
 def test_empty_query_gives_the_defaults_and_no_notes():
     """No parameters: the articles' sentence, d = 64, scaled, no mask, seed 0, row 2 (喜)."""
     params, notes = parse_lab({})
-    assert params == LabParams("我喜欢人工智能", True, 64, True, "none", 0, 2)
+    assert params == LabParams(
+        text="我喜欢人工智能", special=True, d=64, scale=True, mask="none", seed=0, row=2
+    )
     assert notes == []
 
 
@@ -25,13 +27,17 @@ def test_good_values_are_read():
         "row": "3",
     }
     params, notes = parse_lab(query)
-    assert params == LabParams("我爱我家", False, 1536, False, "causal", 42, 3)
+    assert params == LabParams(
+        text="我爱我家", special=False, d=1536, scale=False, mask="causal", seed=42, row=3
+    )
     assert notes == []
 
 
 def test_round_trip_through_the_query():
     """to_query() then parse_lab() gives the same settings back."""
-    params = LabParams("a<b>&c", False, 7, False, "padding", 2**31 - 1, 5)
+    params = LabParams(
+        text="a<b>&c", special=False, d=7, scale=False, mask="padding", seed=2**31 - 1, row=5
+    )
     assert parse_lab(params.to_query()) == (params, [])
 
 

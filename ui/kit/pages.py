@@ -54,12 +54,13 @@ def page_named(path: str) -> Page:
     return next(page for page in PAGES if page.path == path)
 
 
-def own_settings(path: str) -> type[Settings] | None:
-    """The settings a page declares in ``ui/<path>/settings.py`` (None for a page without)."""
+def declared_settings(path: str) -> list[type[Settings]]:
+    """The settings classes a page declares in ``ui/<path>/settings.py``: its own first, then
+    any second set (a ``PREFIX``ed one, the lab's B)."""
     try:
         module = importlib.import_module(f"ui.{path}.settings")
     except ModuleNotFoundError:
-        return None
+        return []
     found = [
         value
         for value in vars(module).values()
@@ -67,6 +68,12 @@ def own_settings(path: str) -> type[Settings] | None:
         and issubclass(value, Settings)
         and value.__dict__.get("PAGE") == path
     ]
+    return sorted(found, key=lambda settings: settings.PREFIX != "")
+
+
+def own_settings(path: str) -> type[Settings] | None:
+    """The settings a page declares in ``ui/<path>/settings.py`` (None for a page without)."""
+    found = declared_settings(path)
     return found[0] if found else None
 
 
@@ -78,8 +85,12 @@ def page_settings(page: Page) -> tuple[type[Settings], ...]:
 
 
 def url_keys(page: Page) -> tuple[str, ...]:
-    """Every URL key a page reads: its settings', those of the page it reads, lang and present."""
-    keys = [name for settings in page_settings(page) for name in settings.specs()]
+    """Every URL key a page reads: its settings' (a second set's too), those of the page it
+    reads, lang and present."""
+    second = declared_settings(page.path)[1:]
+    keys = [
+        name for settings in page_settings(page) + tuple(second) for name in settings.url_names()
+    ]
     return tuple(dict.fromkeys([*keys, *AppSettings.specs()]))
 
 

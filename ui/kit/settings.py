@@ -107,18 +107,26 @@ class Settings:
     (``lab_d``), while the URL keeps the field's short name (``d``)."""
 
     PAGE: ClassVar[str]  # the page these settings belong to, as PAGES names it
+    # A second set of settings on the same page (the lab's B) prefixes its URL names and widget
+    # keys: b_d, lab_b_d.
+    PREFIX: ClassVar[str] = ""
 
     @classmethod
     def store(cls) -> str:
         """The session key where the page keeps the settings it last used."""
-        return f"_{cls.PAGE}_settings"
+        return f"_{cls.PAGE}_{cls.PREFIX}settings"
 
     @classmethod
     def widget_key(cls, name: str) -> str:
         """The session key of the widget for field ``name``: scoped to the page."""
         if name not in cls.specs():
             raise KeyError(f"{cls.__name__} has no field {name!r}")
-        return f"{cls.PAGE}_{name}"
+        return f"{cls.PAGE}_{cls.PREFIX}{name}"
+
+    @classmethod
+    def url_names(cls) -> tuple[str, ...]:
+        """Every field's name in the URL."""
+        return tuple(cls.PREFIX + name for name in cls.specs())
 
     @classmethod
     def specs(cls) -> dict[str, Spec]:
@@ -131,12 +139,15 @@ class Settings:
         return cls.specs()[name]
 
     @classmethod
-    def parse(cls, query: Query) -> tuple[Self, list[Note]]:
-        """Settings from a URL query; anything unusable becomes a sane value, with a note."""
+    def parse(cls, query: Query, base: object = None) -> tuple[Self, list[Note]]:
+        """Settings from a URL query; anything unusable becomes a sane value, with a note. A
+        field the query does not set is ``base``'s, when given (B's d is A's unless b_d says)."""
         reader = _Reader(query)
         values: dict[str, Any] = {}
         for item in dataclasses.fields(cls):
-            values[item.name] = reader.read(item.name, item.default, item.metadata[SPEC], values)
+            default = getattr(base, item.name) if base is not None else item.default
+            spec = item.metadata[SPEC]
+            values[item.name] = reader.read(cls.PREFIX + item.name, default, spec, values)
         return cls(**values), reader.notes
 
     @classmethod
@@ -149,15 +160,18 @@ class Settings:
             values[name] = value[: spec.max_chars] if spec.kind == "text" else value
         return cls(**values)
 
-    def to_query(self, secrets: bool = False) -> dict[str, str]:
-        """The URL query that restores these settings; secret fields only when ``secrets``."""
+    def to_query(self, secrets: bool = False, base: object = None) -> dict[str, str]:
+        """The URL query that restores these settings; secret fields only when ``secrets``;
+        only the fields that differ from ``base``'s, when given."""
         specs = self.specs()
         shown = {
             key: value
             for key, value in dataclasses.asdict(self).items()
             if (secrets or not specs[key].secret) and not (value == "" == _default(self, key))
         }  # a text left empty where empty is its default says nothing: ?room=X, not &me=
-        return {key: url_text(value) for key, value in shown.items()}
+        if base is not None:
+            shown = {key: value for key, value in shown.items() if getattr(base, key) != value}
+        return {self.PREFIX + key: url_text(value) for key, value in shown.items()}
 
     def to_state(self) -> dict[str, Any]:
         """These settings as their widgets' session values, by scoped key."""

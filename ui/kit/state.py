@@ -120,10 +120,11 @@ def navigation_pages(language: str) -> list[StreamlitPage]:
 # --- a page's settings -------------------------------------------------------------------------
 
 
-def _first(settings: type[S]) -> tuple[S, list[Note]]:
-    """The settings a page last used in this session, else the link's (with notes)."""
+def _first(settings: type[S], base: Settings | None = None) -> tuple[S, list[Note]]:
+    """The settings a page last used in this session, else the link's (with notes; what the
+    link does not set is ``base``'s, when given)."""
     stored: S | None = st.session_state.get(settings.store())
-    return (stored, []) if stored is not None else settings.parse(query())
+    return (stored, []) if stored is not None else settings.parse(query(), base)
 
 
 def _carry(values: S, names: tuple[str, ...]) -> tuple[S, list[Note]]:
@@ -154,12 +155,13 @@ def _kept(values: Settings, name: str, asked: str) -> Note:
     return Note(name, used, kept=asked, page=values.PAGE, limit=limit)
 
 
-def restore(settings: type[Settings]) -> list[Note]:
+def restore(settings: type[Settings], base: Settings | None = None) -> list[Note]:
     """Put a page's settings into its widgets' keys before they are built: widget values win,
     a widget not shown last run comes back as the page last used it (or as the link says, on its
-    first run), and takes what the user carried from another page."""
-    values, found = _first(settings)
-    missing = tuple(name for name in CARRIED if name in settings.specs())
+    first run), and takes what the user carried from another page. A second set on the page
+    (``base``: the page's own, whose values it takes where the link sets none) carries nothing."""
+    values, found = _first(settings, base)
+    missing = tuple(name for name in CARRIED if name in settings.specs() and base is None)
     missing = tuple(name for name in missing if settings.widget_key(name) not in st.session_state)
     values, kept = _carry(values, missing)
     for key, value in values.to_state().items():
@@ -299,10 +301,14 @@ def open_page(title: str, intro: str, settings: type[Settings]) -> str:
 
 def close_page(*settings: Settings, share: bool = True) -> None:
     """Every page's closing: settings remembered, carried values handed on, the URL rewritten,
-    the link to this view."""
+    the link to this view. A prefixed set (the lab's B) writes only what differs from the
+    first."""
     link: dict[str, str] = {}
     for values in settings:
         st.session_state[values.store()] = values
+        if values.PREFIX:  # a second set (the lab's B): only where it differs from the first
+            link |= values.to_query(base=settings[0])
+            continue
         _carry_on(values)
         link |= values.to_query()
     wanted = publish(link)

@@ -14,6 +14,7 @@ from ui.kit.display import chart, heading_beside, page_link, safe_text, selectbo
 from ui.kit.heatmap import Matrix, heatmap
 from ui.kit.text import STRINGS, t
 from ui.lab import figures
+from ui.lab.compare import compare_switch, compare_view
 from ui.lab.compute import compute_lab
 from ui.lab.controls import check_lab_heads, heads_note, stage_picker, teacher_bar
 from ui.lab.export import matrix_csv, state_zip
@@ -103,7 +104,10 @@ def stage_view(params: LabParams, lang: str) -> None:
     # starts higher, all of it on a projector's first screen.
     above = st.container(horizontal=True, vertical_alignment="center", key="lab_stage_line")
     with above:
-        params = replace(params, row=row, stage=stage_picker(lang))
+        params = replace(params, row=row, stage=stage_picker(lang), compare=compare_switch(lang))
+    if params.compare:
+        compare_view(params, above, lang)
+        return
     figure_side, row_side = st.columns([3, 2], gap="medium")
     with figure_side:
         STAGE_VIEWS[params.stage](result, row, lang, partial(stage_heading, above))

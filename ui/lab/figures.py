@@ -24,6 +24,10 @@ from ui.kit.typography import LAPTOP, Screen, crowded
 
 NUMBERED_UP_TO = 12  # keys: more, and their weights no longer fit under them
 
+# Compare mode's two settings: colours that say neither "scaled" (blue) nor "unscaled" (red).
+A_COLOUR = "#0f766e"
+B_COLOUR = "#9333ea"
+
 
 def row_bars(
     weights_row: npt.NDArray[np.float64],
@@ -46,6 +50,23 @@ def row_bars(
     # places without measuring each as it does text above bars.
     numbers = [f"{w:.2f}" for w in weights_row] if len(labels) <= NUMBERED_UP_TO else []
     return figure(bars, _row_layout(tokens, labels, numbers, lang, screen))
+
+
+def pair_bars(
+    a_row: npt.NDArray[np.float64],
+    b_row: npt.NDArray[np.float64],
+    tokens: tuple[str, ...],
+    *,
+    lang: str,
+    screen: Screen = LAPTOP,
+) -> dict[str, Any]:
+    """One query's weights under A's settings beside B's (compare mode: the same tokens)."""
+    labels = tick_labels(tokens)
+    bars = [
+        _bars(a_row, t("compare_a", lang), A_COLOUR, labels),
+        _bars(b_row, t("compare_b", lang), B_COLOUR, labels),
+    ]
+    return figure(bars, _row_layout(tokens, labels, [], lang, screen))
 
 
 def _row_layout(

@@ -8,11 +8,12 @@ import math
 from collections.abc import Callable
 from dataclasses import replace
 
+import numpy as np
 import streamlit as st
 
 from ui.kit import state
 from ui.kit.display import chart, clicked_point, page_link, safe_text
-from ui.kit.figures import format_small
+from ui.kit.figures import format_small, format_value
 from ui.kit.formulas import mask_latex, scale_latex
 from ui.kit.heatmap import Matrix, heatmap
 from ui.kit.text import t
@@ -139,13 +140,25 @@ def all_stages(result: LabResult, row: int, lang: str, above: Above) -> None:
     """The four matrices side by side, in one figure, to see what each step does."""
     steps = result.steps
     matrices = [steps.scores, steps.scaled, steps.masked, steps.weights]
-    titles = [t(f"stage_{stage}", lang) for stage in ("scores", "scaled", "masked", "weights")]
+    names = [t(f"stage_{stage}", lang) for stage in ("scores", "scaled", "masked", "weights")]
+    # Each panel's colours span its own range (no one colour bar reads all four): its title says
+    # which, as the hover says each cell.
+    titles = [
+        f"{name}<br>{value_range(matrix)}" for name, matrix in zip(names, matrices, strict=True)
+    ]
     above(t("stages_all_title", lang), "")
     chart(
         "stages_overview", figures.stages_overview, matrices, titles, result.tokens,
         steps.allowed, lang=lang,
     )  # fmt: skip
     st.caption(t("stages_all_why", lang))
+
+
+def value_range(matrix: np.ndarray) -> str:
+    """A matrix's finite values from the smallest to the largest, as a panel's title says them."""
+    finite = matrix[np.isfinite(matrix)]
+    low, high = (finite.min(), finite.max()) if finite.size else (0.0, 0.0)
+    return f"{format_value(low, 3)} … {format_value(high, 3)}"
 
 
 STAGE_VIEWS: dict[str, Callable[[LabResult, int, str, Above], None]] = {

@@ -705,3 +705,20 @@ def test_a_new_heatmap_is_given_time_to_draw_before_the_row_bars(draw_waits):
     at.text_input(key="lab_text").set_value("我爱北京").run()
     assert len(waits) == 2
     assert not at.exception
+
+
+def test_the_overview_s_panels_say_the_range_their_colours_span():
+    """Each of the four panels has its own colours: its title gives its smallest and largest
+    finite value, numpy's of that stage (the raw scores at d = 1,536 reach about ±100)."""
+    at = open_page(lang="en", stage="all", d="1536", scale="false", mask="causal")
+    titles = [note["text"] for note in figure(at, "stages_overview")["layout"]["annotations"]]
+    steps = run_lab("我喜欢人工智能", d=1536, scale=False, mask="causal").steps
+    scores = steps.q @ steps.k.T
+    causal = np.tril(np.ones_like(scores, dtype=bool))
+    weights = np.where(causal, np.exp(scores - scores.max(axis=1, keepdims=True)), 0.0)
+    weights /= weights.sum(axis=1, keepdims=True)
+    expected = [scores, scores, scores[causal], weights]
+    for title, matrix in zip(titles, expected, strict=True):
+        low, high = (f"{v:.3g}".replace("-", "\u2212") for v in (matrix.min(), matrix.max()))
+        assert title.endswith(f"<br>{low} … {high}"), title
+    assert abs(scores).max() > 50

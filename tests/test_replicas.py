@@ -395,3 +395,47 @@ def test_a_replica_dies_mid_question_and_its_phones_carry_on(cluster):
             topology.revive(victim)
     held = answers_in_db(cluster.db_url)
     assert [held[(code, name, 1)] for name in names] == third
+
+
+@pytest.mark.browser
+def test_the_teacher_s_projector_teaches_on_after_its_replica_dies(cluster):
+    """The projector's replica is killed mid-question: Chromium reconnects it through nginx to
+    the other replica as a new session, which meets the class's join link; the tab hands back
+    the key it kept (sessionStorage), so the projector teaches on: the same question, its count,
+    and its buttons. A phone's tab, which never held the key, stays a student."""
+    from browser_support import launch, require_browser
+    from playwright.sync_api import sync_playwright
+
+    require_browser()
+    topology = cluster.topology
+    victim, survivor = 0, 1
+    base, windows = cluster.base, []
+    try:
+        with sync_playwright() as playwright:
+            browser = launch(playwright)
+            teacher = Window(browser, base, topology.cookie_for(victim), phone=False)
+            phone = Window(browser, base, topology.cookie_for(survivor))
+            windows += [teacher, phone]
+            teacher.page.goto(f"{base}/classroom?lang=en")
+            teacher.page.locator(".st-key-classroom_start button").click()
+            link = teacher.text("[data-testid=stCode]", "?room=", 30)
+            code = re.search(r"\?room=([A-Z0-9]+)", link).group(1)
+            phone.page.goto(f"{base}/classroom?room={code}&lang=en")
+            phone.page.locator(".st-key-classroom_join button").click()
+            phone.page.wait_for_url(re.compile(r"me="), timeout=30_000)
+            teacher.page.locator(".st-key-classroom_ask button").click()
+            teacher.text("h2", "Answered 0 of 1", 15)
+            before = len(teacher.sockets)
+            topology.replicas[victim].kill()
+            teacher.wait_reconnected(before)
+            phone.page.locator(".st-key-classroom_pick_1_0 button").click()
+            assert teacher.text("h2", "Answered 1 of 1", 30)  # the teacher's view, counting
+            assert teacher.page.locator(".st-key-classroom_join").count() == 0
+            assert phone.page.locator(".st-key-classroom_ask").count() == 0
+            assert teacher.page.locator("[data-testid=stException]").count() == 0
+            browser.close()
+    finally:
+        for window in windows:
+            window.close()
+        if not topology.replicas[victim].alive():
+            topology.revive(victim)

@@ -12,6 +12,7 @@ from classroom.safety import normalise_code
 from ui.classroom import student, teacher
 from ui.classroom.compute import TEACHING, store, teaching
 from ui.classroom.errors import said
+from ui.classroom.kept import keep_key
 from ui.classroom.settings import ClassroomParams
 from ui.kit import state
 from ui.kit.text import t
@@ -22,6 +23,9 @@ def render() -> None:
     is: the teacher, a student, someone with a join link, or someone with none."""
     lang = state.open_page("cl_title", "cl_intro", ClassroomParams)
     params = take_key(state.current(ClassroomParams), lang)
+    room = normalise_code(params.room)
+    if room:
+        keep_key(room)  # in the tab, and back from it on another server
     try:
         params = route(params, lang)
     except Unavailable as error:

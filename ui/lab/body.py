@@ -1,6 +1,6 @@
 """The Attention Lab: type a sentence, pick d, and watch every step of attention."""
 
-from dataclasses import asdict, replace
+from dataclasses import replace
 from functools import partial
 
 import numpy as np
@@ -18,7 +18,7 @@ from ui.lab.compare import compare_switch, compare_view
 from ui.lab.compute import compute_lab
 from ui.lab.controls import check_lab_heads, heads_note, stage_picker, teacher_bar
 from ui.lab.export import matrix_csv, state_zip
-from ui.lab.settings import LabParams
+from ui.lab.settings import Computing, LabParams
 from ui.lab.stages import OUTPUT_DIMS, STAGE_VIEWS, row_panel
 from viz_core import LabResult
 from viz_core.model import unknown_characters
@@ -144,8 +144,7 @@ def ask_the_class(params: LabParams, lang: str) -> None:
 
 def class_question(params: LabParams) -> dict[str, object]:
     """The lab's settings that the class's question about a row takes (not the stage)."""
-    settings = asdict(params.computed())
-    del settings["stage"]
+    settings = {name: getattr(params, name) for name in Computing.specs()}
     return settings | {"row": params.row}
 
 

@@ -34,6 +34,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import psycopg
 from sqlalchemy import (
     Connection,
     Engine,
@@ -70,6 +71,7 @@ LIFETIME = 12 * 3600.0  # seconds from a room's creation to its expiry
 PACE = 0.5  # seconds: answers closer than this from one student are delayed
 TIMEOUT = 2.0  # seconds: connecting, waiting for a pooled connection, SQLite's busy wait
 STATEMENT_TIMEOUT_MS = 1000  # PostgreSQL: no statement runs longer
+DEADLINE = 1.5  # s: the client gives up on any wait for PostgreSQL (its own timeout comes first)
 KEY_BYTES = 18  # 144 bits for teacher keys and student tokens
 UNAVAILABLE = "The class database is not answering, so this is not saved yet: try again."
 CSV_COLUMNS = ("nickname", "question", "answer", "right", "time")
@@ -222,6 +224,30 @@ def _postgres_engine(url: URL, timeout: float) -> Engine:
     )
 
 
+class DeadlineConnection(psycopg.Connection[Any]):
+    """A psycopg connection whose every wait for the server ends within DEADLINE seconds: the
+    server's statement_timeout cannot end a wait on a database that accepts connections but
+    never answers (a hung server, a half-open network), and keepalives cannot tell it (its
+    peer acknowledges them). Past the deadline the connection is closed, and the pool drops it."""
+
+    def wait(self, gen: Any, interval: float = 0.1, timeout: float | None = None) -> Any:
+        try:
+            return super().wait(gen, interval, DEADLINE if timeout is None else timeout)
+        except psycopg.errors._WaitTimeout as error:  # psycopg's own wait timeout
+            self.close()  # mid-protocol: never reused
+            raise psycopg.OperationalError(f"no answer within {DEADLINE} s") from error
+
+
+def _deadline_connections(engine: Engine) -> Engine:
+    """Every connection ``engine`` opens is a DeadlineConnection."""
+
+    @event.listens_for(engine, "do_connect")
+    def _connect(dialect: Any, record: Any, cargs: Any, cparams: Any) -> Any:
+        return DeadlineConnection.connect(*cargs, **cparams)
+
+    return engine
+
+
 def make_engine(url: str, timeout: float = TIMEOUT) -> Engine:
     """An engine for a SQLite file or a PostgreSQL database, set up as the class needs."""
     parsed = make_url(url)
@@ -232,7 +258,7 @@ def make_engine(url: str, timeout: float = TIMEOUT) -> Engine:
         Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
         return _sqlite_engine(parsed, timeout)
     if backend == "postgresql":
-        return _postgres_engine(parsed, timeout)
+        return _deadline_connections(_postgres_engine(parsed, timeout))
     raise ValueError(
         "The class store runs on SQLite or PostgreSQL: use a sqlite:// or "
         "postgresql+psycopg:// URL."

@@ -145,12 +145,14 @@ def raw_execute(url: str, *statements: str, **params: object) -> None:
 class Proxy:
     """A TCP proxy on 127.0.0.1 to a database server, which a test can stop ("the database is
     gone": connections reset, new ones refused), hang (new connections accepted, never
-    answered) and start again on the same port."""
+    answered), mute (open connections read, never answered) and start again on the same
+    port."""
 
     def __init__(self, host: str = "127.0.0.1", port: int = 5432) -> None:
         self.target = (host, port)
         self.port = 0
         self.hanging = False
+        self.muted = False  # open connections stop answering: no reset, no refusal
         self._listener: socket.socket | None = None
         self._sockets: list[socket.socket] = []
         self._lock = threading.Lock()
@@ -194,8 +196,7 @@ class Proxy:
                 self._sockets.append(server)
             threading.Thread(target=self._pump, args=(client, server), daemon=True).start()
 
-    @staticmethod
-    def _pump(client: socket.socket, server: socket.socket) -> None:
+    def _pump(self, client: socket.socket, server: socket.socket) -> None:
         pair = {client: server, server: client}
         try:
             while True:
@@ -204,7 +205,8 @@ class Proxy:
                     data = sock.recv(65536)
                     if not data:
                         return
-                    pair[sock].sendall(data)
+                    if not self.muted:  # muted: read, never passed on
+                        pair[sock].sendall(data)
         except (OSError, ValueError):
             return
         finally:

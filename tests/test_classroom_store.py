@@ -853,6 +853,42 @@ def test_postgres_gone_is_unavailable_within_seconds_and_the_store_recovers(post
         proxy.stop()
 
 
+def test_a_server_that_stops_answering_an_open_connection_is_unavailable_in_seconds(
+    postgres, clock
+):
+    """The pooled connections' server reads and never answers: no reset, no refusal, and its
+    keepalives acknowledged, so only the client's own deadline ends the wait. Unavailable within
+    a few seconds (never a hang), and the store works again once the server answers."""
+    proxy, url = proxied(postgres)
+    store = Store(url, clock=clock, sleeper=clock.sleep)
+    try:
+        room = store.create_room()
+        student = store.join(room.code)
+        ask(store, room)
+        proxy.muted = True
+        outcome: list[object] = []
+
+        def answer() -> None:
+            try:
+                outcome.append(store.answer(room.code, student.token, "0.66"))
+            except Exception as error:  # what the call raised is the result
+                outcome.append(error)
+
+        started = time.monotonic()
+        worker = threading.Thread(target=answer, daemon=True)
+        worker.start()
+        worker.join(timeout=15)  # a hang fails here, not the whole suite
+        elapsed = time.monotonic() - started
+        assert outcome and isinstance(outcome[0], Unavailable), (outcome, elapsed)
+        assert elapsed < 4.5, elapsed  # the deadline, then the pool's one fresh try
+        proxy.muted = False
+        assert store.answer(room.code, student.token, "0.66") == "0.65–0.7"
+        assert teacher(store, room, "tally").answered == 1
+    finally:
+        store.dispose()
+        proxy.stop()
+
+
 def test_a_store_made_while_the_database_is_down_starts_working_when_it_is_up(postgres, clock):
     """The constructor does not fail: the first call says Unavailable, a later one works."""
     proxy, url = proxied(postgres)

@@ -1,6 +1,6 @@
 """Lesson: how softmax works, with the articles' examples computed, not copied."""
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
 import numpy as np
@@ -20,7 +20,7 @@ from ui.kit.display import (
 )
 from ui.kit.figures import format_value
 from ui.kit.settings import parse_values
-from ui.kit.text import t
+from ui.kit.text import STRINGS, t
 from ui.softmax import figures
 from ui.softmax.presets import PRESETS, Preset, active_preset, compare, labels_for, largest
 from ui.softmax.settings import DEFAULT_VALUES, LARGEST, SECTIONS, SoftmaxParams
@@ -32,6 +32,22 @@ from viz_core import (
     softmax_jacobian,
 )
 
+# Whether the examples' popover is open: its widget key, so that a pick can close it.
+EXAMPLES = state.Slot("softmax", "examples", False)
+# The examples two to a row, each beside its twin (unscaled, ÷ 8): the list fits a 720 px screen.
+PRESET_ROWS = (
+    ("basic", "winner"),
+    ("flat", "mild"),
+    ("sharp", "overflow"),
+    ("xi_raw", "xi_8"),
+    ("five_raw", "five_8"),
+    ("grad_raw", "grad_8"),
+)
+# Two centred lines, each narrower than a phone: one line was 460 px wide, a phone has 360.
+TABLE_FORMULA = (
+    r"\begin{gathered}\operatorname{softmax}(x)_i = \frac{e^{x_i / c}}{\sum_j e^{x_j / c}} \\"
+    r" = \frac{e^{x_i / c - m}}{\sum_j e^{x_j / c - m}},\quad m = \max_j x_j / c\end{gathered}"
+)
 CHART_HEIGHT = 320  # px: the bars and the controls above them fit a 1280 × 720 first screen
 
 
@@ -51,9 +67,11 @@ def _breakdown(params: SoftmaxParams) -> SoftmaxBreakdown:
 
 
 def _use_preset(name: str) -> None:
+    """A pick sets the example's numbers and divisor, and closes the list it was picked from."""
     preset = PRESETS[name]
     params = state.current(SoftmaxParams)
     state.put(replace(params, values=preset.values, divisor=float(preset.divisor), target=LARGEST))
+    EXAMPLES.set(False)
 
 
 def _naive(value: float, total: float, lang: str) -> str:
@@ -105,15 +123,20 @@ def controls(lang: str) -> None:
     with divisor:
         number_input(SoftmaxParams, "divisor", lang, "sm_divisor", step=1.0, format="%.3f")
     with examples.popover(
-        t("sm_presets", lang), key="softmax_examples", icon=":material/newspaper:", width="stretch"
-    ):
-        for name in PRESETS:
-            st.button(
-                t(f"sm_preset_{name}", lang),
-                key=f"softmax_{name}",
-                on_click=_use_preset,
-                args=(name,),
-            )
+        t("sm_presets", lang), key=EXAMPLES.key, on_change="rerun",
+        icon=":material/newspaper:", width="stretch",
+    ):  # fmt: skip
+        for row in PRESET_ROWS:
+            pair = st.container(horizontal=True, wrap=False)
+            for name in row:
+                pair.button(
+                    t(f"sm_preset_{name}", lang),
+                    key=f"softmax_{name}",
+                    on_click=_use_preset,
+                    args=(name,),
+                    width="stretch",
+                    wrap=True,
+                )
 
 
 def article_verdict(breakdown: SoftmaxBreakdown, lang: str) -> None:
@@ -176,23 +199,35 @@ def total_of_rounded(preset: Preset, breakdown: SoftmaxBreakdown, lang: str) -> 
 def table_section(breakdown: SoftmaxBreakdown, labels: list[str], lang: str) -> None:
     """The articles' table: x, ÷ divisor, − max, eˣ, p, and Σ."""
     st.subheader(t("sm_table_title", lang))
-    st.latex(
-        r"\operatorname{softmax}(x)_i = \frac{e^{x_i / c}}{\sum_j e^{x_j / c}}"
-        r" = \frac{e^{x_i / c - m}}{\sum_j e^{x_j / c - m}},\quad m = \max_j x_j / c"
-    )
+    st.latex(TABLE_FORMULA)
     st.caption(t("sm_table_why", lang))
-    columns = {
-        "sm_col_x": breakdown.x,
-        "sm_col_scaled": breakdown.scaled,
-        "sm_col_shifted": breakdown.shifted,
-        "sm_col_exp": breakdown.exps,
+    columns = {  # (column, significant digits): eˣ to 4, as the article's 6.77, so a phone fits
+        "sm_col_x": (breakdown.x, 6),
+        "sm_col_scaled": (breakdown.scaled, 6),
+        "sm_col_shifted": (breakdown.shifted, 6),
+        "sm_col_exp": (breakdown.exps, 4),
     }
-    table = {t("sm_col_position", lang): labels}
-    table |= {t(key, lang): [format_value(v, 6) for v in column] for key, column in columns.items()}
-    table[t("sm_col_prob", lang)] = [f"{v:.6f}" for v in breakdown.probs]
-    st.dataframe(pd.DataFrame(table), hide_index=True, width="stretch")
+    table = {"sm_col_position": labels}
+    table |= {key: [format_value(v, n) for v in column] for key, (column, n) in columns.items()}
+    table["sm_col_prob"] = [f"{v:.5f}" for v in breakdown.probs]  # as the article's 0.99998
+    narrow_table(table, lang)
     total, check = format_value(breakdown.total, 6), f"{breakdown.probs.sum():.15f}"
     safe_text(t("sm_total", lang, total=total, check=check))
+
+
+def narrow_table(columns: Mapping[str, Sequence[str]], lang: str) -> None:
+    """A table whose columns are named by string keys: a short name heads each column and the
+    name in words (``<key>_help``) is its header's tooltip, so that the table fits a phone. The
+    first column (which entry) stays put when longer numbers make the table scroll sideways."""
+    names = {key: t(key, lang) for key in columns}
+    config = {
+        names[key]: st.column_config.TextColumn(
+            help=t(f"{key}_help", lang) if f"{key}_help" in STRINGS else None, pinned=i == 0
+        )
+        for i, key in enumerate(columns)
+    }
+    frame = pd.DataFrame({names[key]: values for key, values in columns.items()})
+    st.dataframe(frame, hide_index=True, width="stretch", column_config=config)
 
 
 def chart_section(breakdown: SoftmaxBreakdown, labels: list[str], lang: str) -> None:
@@ -211,15 +246,13 @@ def stability_section(breakdown: SoftmaxBreakdown, labels: list[str], lang: str)
     st.subheader(t("sm_stability_title", lang))
     st.caption(t("sm_stability_why", lang))
     total = breakdown.naive_total
-    stability = pd.DataFrame(
-        {
-            t("sm_col_position", lang): labels,
-            "e^(x/c)": [_naive(v, total, lang) for v in breakdown.naive_exps],
-            t("sm_naive", lang): [_naive(v, total, lang) for v in breakdown.naive_probs],
-            t("sm_stable", lang): [f"{v:.6f}" for v in breakdown.probs],
-        }
-    )
-    st.dataframe(stability, hide_index=True, width="stretch")
+    table = {
+        "sm_col_position": labels,
+        "sm_col_naive_exp": [_naive(v, total, lang) for v in breakdown.naive_exps],
+        "sm_naive": [_naive(v, total, lang) for v in breakdown.naive_probs],
+        "sm_stable": [f"{v:.6f}" for v in breakdown.probs],
+    }
+    narrow_table(table, lang)
     key, error = naive_verdict(breakdown)
     (st.info if key == "sm_naive_ok" else st.warning)(t(key, lang, error=error))
 

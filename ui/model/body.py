@@ -9,12 +9,13 @@ import streamlit as st
 
 from ui.kit import state
 from ui.kit.cache import shared
-from ui.kit.display import chart, clicked_point, number_input, safe_text, text_input
+from ui.kit.display import chart, clicked_point, number_input, page_link, safe_text, text_input
 from ui.kit.heatmap import heatmap
 from ui.kit.text import literal, t
 from ui.lab.settings import LabParams
 from ui.model import figures
 from ui.model.settings import ModelParams
+from ui.train.compute import need_cells, need_parts, sentences_text
 from viz_core import (
     ONE_HOT,
     ModelRun,
@@ -238,12 +239,12 @@ def sqrt_section(lang: str) -> None:
                 for layer in range(layers)
                 for head in range(heads)
             ],
-            t("md_sqrt_col_raw", lang): measured.std_raw.ravel().round(2),
-            t("md_sqrt_col_scaled", lang): measured.std_scaled.ravel().round(2),
+            t("md_sqrt_col_raw", lang): [f"{std:.2f}" for std in measured.std_raw.ravel()],
+            t("md_sqrt_col_scaled", lang): [f"{std:.2f}" for std in measured.std_scaled.ravel()],
             t("md_sqrt_col_one_hot", lang): [f"{share:.0%}" for share in measured.one_hot.ravel()],
         }
     )
-    st.dataframe(table, hide_index=True, width="stretch")
+    st.table(table, hide_index=True)  # a static table wraps its headers: it fits a phone
     words = {
         "raw_min": f"{measured.std_raw.min():.1f}",
         "raw_max": f"{measured.std_raw.max():.1f}",
@@ -254,6 +255,25 @@ def sqrt_section(lang: str) -> None:
         "root": f"{root:g}",
     }
     safe_text(t("md_sqrt_verdict", lang, **words))
+    start_of_training(measured.d_k, lang)
+
+
+def start_of_training(d_k: int, lang: str) -> None:
+    """Why ÷√d_k, then: how a random head of this d_k starts, and whether it learns without it,
+    by optimizer, from the runs of the training page (the answer it gives too)."""
+    cells = need_cells(d_k)
+    scaled, unscaled = cells[0].std  # one init per seed, whatever the optimizer
+    words = {
+        "d_k": d_k,
+        "swept": cells[0].d_k,
+        "std_s": f"{scaled:.2f}",
+        "std_u": f"{unscaled:.1f}",
+    }
+    claims, evidence = need_parts(lang, d_k)
+    safe_text(sentences_text([t("md_sqrt_start", lang, **words), *claims], lang))
+    for line in evidence:
+        safe_text(line, size="0.875rem")
+    page_link("train", t("train_link", lang))
 
 
 def training_section(lang: str) -> None:

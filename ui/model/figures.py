@@ -36,7 +36,7 @@ def roles_matrix(report: HeadReport, lang: str) -> Matrix:
         for layer in range(layers)
         for head in range(heads)
     )
-    cols = tuple(t(f"md_role_{role}", lang) for role in report.roles)
+    cols = tuple(t(f"md_role_col_{role}", lang) for role in report.roles)  # short: one cell wide
     z = report.role_weights.reshape(layers * heads, len(report.roles))
     return Matrix(z=z, rows=rows, cols=cols, scale="weights", row_axis="", col_axis="")
 

@@ -10,6 +10,7 @@ from ui.kit.cache import shared
 from ui.kit.display import number_input, page_link, safe_text
 from ui.kit.text import t
 from ui.quiz.settings import QuizParams
+from ui.train.compute import need_parts, sentences_text
 from viz_core import SEED_MAX, Question, make_quiz, softmax_breakdown
 
 ARTICLE_QUESTIONS = ("qz_a1", "qz_a2", "qz_a3")
@@ -82,8 +83,18 @@ def article_questions(lang: str) -> None:
         safe_text(t(f"{name}_q", lang), tag="h4")
         with st.expander(t("qz_reveal", lang)):
             safe_text(t(f"{name}_a", lang, **(xi_shares() if name == "qz_a3" else {})))
-            if name == "qz_a1":  # the answer says an unscaled head cannot learn
-                page_link("train", t("train_link", lang))
+            if name == "qz_a1":  # the article's "cannot learn", with the conditions runs give
+                need_answer(lang)
+
+
+def need_answer(lang: str) -> None:
+    """Where the article's "the model cannot learn" holds, by d_k and optimizer: the training
+    page's sweeps, as every page tells them."""
+    claims, evidence = need_parts(lang)
+    safe_text(sentences_text(claims, lang))
+    for line in evidence:
+        safe_text(line, size="0.875rem")
+    page_link("train", t("train_link", lang))
 
 
 def ask(number: int, question: Question, seed: int, lang: str) -> bool | None:

@@ -2,7 +2,7 @@
 
 import math
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from functools import partial
 
@@ -30,6 +30,7 @@ CURVES_CSS = ".st-key-loss_curves[data-stale=true]{opacity:1!important}"
 SLICE = 0.3
 ONE_RUN = 0.0  # advance's budget that makes one call per script run: each run is drawn at once
 PROGRESS_EVERY = 0.1  # seconds between moves of a progress bar: a short run shows none
+TOOLBAR = 44  # px: the height of a table's toolbar, which a phone shows above the table
 
 
 def _ask_sweep(key: tuple[str, str, int]) -> None:
@@ -48,6 +49,7 @@ def render() -> None:
         pair = trained(params, lang)
         loss_chart([pair.scaled, pair.unscaled], params, lang)
     numbers_section(pair, params, lang)
+    need_section(lang)
     gradient_section(pair, lang)
     weights_section(pair, params, lang)
     sweep_section(params, lang)
@@ -105,20 +107,32 @@ def trained(params: TrainParams, lang: str) -> TrainPair:
     return train_pair(params)
 
 
-def callout(title: str, sentences: list[str], lang: str) -> None:
+def callout(title: str, sentences: list[str], lang: str, below: Sequence[str] = ()) -> None:
     """Computed sentences in a frame, shown as text (never Markdown): the first one, the
-    finding, in bold on its own; the rest, the why, after it."""
+    finding, in bold on its own; the rest, the why, after it; then each of ``below`` (the
+    numbers behind it) on a line of its own, smaller."""
     with st.container(border=True):
         safe_text(title, tag="h4")
         safe_text(sentences[0], tag="strong")
-        safe_text(("" if lang == "zh" else " ").join(sentences[1:]))
+        safe_text(compute.sentences_text(sentences[1:], lang))
+        for line in below:
+            safe_text(line, size="0.875rem")
 
 
 def loss_chart(runs: list[TrainRun], params: TrainParams, lang: str) -> None:
     """The main figure: the loss of the runs trained so far, titled by their setting."""
     task, optimizer = t(f"tr_task_{params.task}", lang), t(f"tr_optimizer_{params.optimizer}", lang)
-    title = t("tr_loss_title", lang, task=task, d=params.d, optimizer=optimizer)
-    chart("loss_curves", figures.loss_curves, runs, steps=params.steps, title=title, lang=lang)
+    title = t("tr_loss_title", lang)
+    setting = t("tr_loss_setting", lang, task=task, d=params.d, optimizer=optimizer)
+    chart(
+        "loss_curves",
+        figures.loss_curves,
+        runs,
+        steps=params.steps,
+        title=title,
+        setting=setting,
+        lang=lang,
+    )
 
 
 def numbers_section(pair: TrainPair, params: TrainParams, lang: str) -> None:
@@ -133,7 +147,15 @@ def numbers_section(pair: TrainPair, params: TrainParams, lang: str) -> None:
             r"\operatorname{softmax}\!\Big(\frac{q k^\top}{\sqrt{d_k}}\Big)"
             r"\ \text{vs}\ \operatorname{softmax}\big(q k^\top\big)"
         )
+        st.space(TOOLBAR)  # a phone shows the table's toolbar above it, always: not on the formula
         st.dataframe(measure_table(pair, lang), hide_index=True, width="stretch")
+
+
+def need_section(lang: str) -> None:
+    """The page's question for every d_k and optimizer, from the shipped sweeps: the answer the
+    model page, the quiz and the scaling page give too."""
+    claims, evidence = compute.need_parts(lang)
+    callout(t("tr_need_title", lang), claims, lang, below=evidence)
 
 
 def _steps_text(step: int, lang: str) -> str:
@@ -166,10 +188,10 @@ def gradient_section(pair: TrainPair, lang: str) -> None:
     """Does the gradient vanish? Its size at every step, both runs."""
     e = compute.evidence(pair)
     st.subheader(t("tr_grad_title", lang))
-    st.latex(
-        r"\frac{\partial L}{\partial s_{ij}} = "
-        r"\frac{w_{ij}\big(g_{ij} - \sum_k w_{ik}\, g_{ik}\big)}{\sqrt{d_k}\ \text{or}\ 1},"
-        r"\qquad g_{ij} = \frac{\partial L}{\partial w_{ij}}"
+    st.latex(  # two lines: one is wider than a phone
+        r"\begin{gathered} \frac{\partial L}{\partial s_{ij}} = "
+        r"\frac{w_{ij}\big(g_{ij} - \sum_k w_{ik}\, g_{ik}\big)}{\sqrt{d_k}\ \text{or}\ 1} \\"
+        r" g_{ij} = \frac{\partial L}{\partial w_{ij}} \end{gathered}"
     )
     numbers = {
         "early_s": compute.num(e.early_gradient[0]),

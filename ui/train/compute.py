@@ -3,11 +3,15 @@
 Pure Python and numpy (no ``st.*``): the verdicts are functions of the runs, tested directly.
 """
 
+import json
 import math
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -18,6 +22,7 @@ from ui.train.settings import TrainParams
 from viz_core import (
     NEVER,
     ONE_HOT,
+    OPTIMIZERS,
     Sweep,
     TrainRun,
     forward,
@@ -26,6 +31,7 @@ from viz_core import (
     steps_to_accuracy,
     train_head,
 )
+from viz_core.attention import frozen
 from viz_core.train import MAX_CHECKPOINTS, SWEEP_D_KS, N, targets_for
 
 Report = Callable[[float], None] | None
@@ -421,3 +427,173 @@ def sweep_summary(result: Sweep, lang: str) -> list[str]:
     conclusion = "none" if worse == 0 else "all" if worse == len(classes) else "some"
     sentences.append(t(f"tr_sw_conclusion_{conclusion}", lang))
     return sentences
+
+
+# --- does a head need ÷√d_k? the sweeps every page quotes -----------------------------------
+# /train's sweep of its default task and seed, for both optimizers, trained once and shipped:
+# swept on request it would take some 3 s (python -m ui.train.make_need writes it; a test
+# trains it again and compares).
+NEED_TASK, NEED_SEED = "previous", 0
+NEED_FILE = Path(__file__).with_name("need_sweeps.json")
+_SWEEP_ARRAYS = ("scaled", "unscaled", "score_std_scaled", "score_std_unscaled")
+
+
+def need_sweep(optimizer: str) -> Sweep:
+    """The sweep /train shows for its default task and seed, trained now."""
+    return steps_to_accuracy(
+        NEED_TASK,
+        optimizer,
+        d_ks=SWEEP_D_KS,
+        seeds=sweep_seeds(NEED_SEED),
+        target=TARGET,
+        max_steps=SWEEP_MAX_STEPS,
+        eval_every=SWEEP_EVAL_EVERY,
+    )
+
+
+def sweep_to_json(result: Sweep) -> dict[str, Any]:
+    """A sweep as plain JSON values."""
+    plain = {name: getattr(result, name) for name in Sweep.__dataclass_fields__}
+    return plain | {name: plain[name].tolist() for name in _SWEEP_ARRAYS}
+
+
+def sweep_from_json(stored: dict[str, Any]) -> Sweep:
+    """A sweep from ``sweep_to_json``'s values, its arrays read-only."""
+    arrays = {name: frozen(np.array(stored[name])) for name in _SWEEP_ARRAYS}
+    lists = {name: tuple(stored[name]) for name in ("d_ks", "seeds")}
+    return Sweep(**(stored | arrays | lists))
+
+
+@cache
+def shipped_sweeps() -> dict[str, Sweep]:
+    """The shipped sweeps, one per optimizer, read once per process."""
+    stored = json.loads(NEED_FILE.read_text(encoding="utf-8"))
+    return {optimizer: sweep_from_json(stored[optimizer]) for optimizer in OPTIMIZERS}
+
+
+@dataclass(frozen=True)
+class Need:
+    """Without ÷√d_k against with it, at one d_k and optimizer: medians over the sweep's seeds."""
+
+    optimizer: str
+    d_k: int
+    scaled: float  # median steps to 90 %; NaN when the median run never got there
+    unscaled: float
+    never: int  # unscaled runs short of 90 % within max_steps
+    runs: int  # seeds
+    max_steps: int
+    std: tuple[float, float]  # score std at the start, (scaled, unscaled): ≈ 1 and ≈ √d_k
+
+    @property
+    def kind(self) -> str:
+        """as_well, slower, stuck (the unscaled median run never got there), scaled_stuck or
+        neither: the thresholds of ``sweep_classes``."""
+        stuck = (math.isnan(self.scaled), math.isnan(self.unscaled))
+        if all(stuck):
+            return "neither"
+        if stuck[1] or stuck[0]:
+            return "stuck" if stuck[1] else "scaled_stuck"
+        return "as_well" if self.unscaled <= AS_WELL * max(self.scaled, 1) else "slower"
+
+
+def needs(result: Sweep) -> list[Need]:
+    """One ``Need`` per d_k of a sweep."""
+    scaled, unscaled = result.median_steps(True), result.median_steps(False)
+    never = (result.unscaled == NEVER).sum(axis=1)
+    stds = zip(result.score_std_scaled.tolist(), result.score_std_unscaled.tolist(), strict=True)
+    return [
+        Need(result.optimizer, d, s, u, int(n), len(result.seeds), result.max_steps, std)
+        for d, s, u, n, std in zip(
+            result.d_ks, scaled.tolist(), unscaled.tolist(), never.tolist(), stds, strict=True
+        )
+    ]
+
+
+def nearest_swept(d_k: int) -> int:
+    """The swept d_k nearest to ``d_k`` on a log scale (the smaller on a tie)."""
+    return min(SWEEP_D_KS, key=lambda swept: (abs(math.log(swept / d_k)), swept))
+
+
+def need_cells(d_k: int | None = None) -> list[Need]:
+    """Every optimizer's ``Need`` at each swept d_k, or only at the one nearest ``d_k``."""
+    cells = [need for result in shipped_sweeps().values() for need in needs(result)]
+    if d_k is None:
+        return cells
+    return [need for need in cells if need.d_k == nearest_swept(d_k)]
+
+
+NEED_KINDS = ("stuck", "slower", "as_well", "scaled_stuck", "neither")  # the order they are told
+
+
+def _steps_text(steps: float) -> str:
+    return f"{steps:g}"
+
+
+def _need_cell(need: Need, lang: str) -> str:
+    """One d_k of one optimizer: its kind, with both medians and the runs that never got there."""
+    ratio = f"{need.unscaled / max(need.scaled, 1):.1f}"
+    words = {"d": need.d_k, "s": _steps_text(need.scaled), "u": _steps_text(need.unscaled)}
+    text = t(f"tr_need_{need.kind}", lang, ratio=ratio, max_steps=need.max_steps, **words)
+    if need.never and need.kind != "stuck":
+        text += t("tr_need_never", lang, never=need.never, runs=need.runs, max_steps=need.max_steps)
+    if need.kind == "stuck":
+        text += t(
+            "tr_need_never_stuck", lang, never=need.never, runs=need.runs, max_steps=need.max_steps
+        )
+    return text
+
+
+def _where(cells: list[Need], lang: str) -> str:
+    """ "SGD at d_k = 64, 1024 and Adam at d_k = 256": the settings of ``cells``."""
+    parts = []
+    for optimizer in OPTIMIZERS:
+        ds = [need.d_k for need in cells if need.optimizer == optimizer]
+        if ds:
+            name = t(f"tr_optimizer_{optimizer}", lang)
+            parts.append(t("tr_need_where", lang, optimizer=name, ds=_d_list(ds, lang)))
+    return t("tr_need_and", lang).join(parts)
+
+
+def _need_answer(cells: list[Need], lang: str) -> list[str]:
+    """Learns or not, by setting, in one sentence; then what that says of "cannot learn"."""
+    clauses = []
+    for kind in NEED_KINDS:
+        group = [need for need in cells if need.kind == kind]
+        if group:
+            ratios = [need.unscaled / max(need.scaled, 1) for need in group]
+            ratio = _median_range(ratios, "{:.1f}")
+            words = {"where": _where(group, lang), "ratio": ratio}
+            clauses.append(t(f"tr_need_c_{kind}", lang, max_steps=cells[0].max_steps, **words))
+    answer = t("tr_need_answer", lang, clauses=t("tr_need_then", lang).join(clauses))
+    kinds = {need.kind for need in cells}
+    so = "stuck" if "stuck" in kinds else "slower" if "slower" in kinds else "none"
+    stuck = _where([need for need in cells if need.kind == "stuck"], lang)
+    max_steps = cells[0].max_steps
+    sentences = [answer, t(f"tr_need_so_{so}", lang, where=stuck, max_steps=max_steps)]
+    never, runs = sum(need.never for need in cells), sum(need.runs for need in cells)
+    if never and so != "stuck":  # the stuck settings' runs are told already
+        sentences.append(t("tr_need_so_seeds", lang, never=never, runs=runs, max_steps=max_steps))
+    return sentences
+
+
+def need_parts(lang: str, d_k: int | None = None) -> tuple[list[str], list[str]]:
+    """Does a head still learn without ÷√d_k? The shipped sweeps' answer by d_k and optimizer
+    (only at the swept d_k nearest ``d_k``, if given): the claims (the answer, then what it says
+    of the articles' "cannot learn"), and the evidence (the runs, every setting's numbers)."""
+    cells = need_cells(d_k)
+    first = shipped_sweeps()[cells[0].optimizer]
+    seeds = _d_list(list(first.seeds), lang)
+    task = t(f"tr_task_{NEED_TASK}", lang)
+    runs = {"task": task, "seeds": seeds, "every": first.eval_every, "max_steps": first.max_steps}
+    evidence = [t("tr_need_runs", lang, **runs)]
+    for optimizer in OPTIMIZERS:
+        mine = [_need_cell(need, lang) for need in cells if need.optimizer == optimizer]
+        name = t(f"tr_optimizer_{optimizer}", lang)
+        line = t("tr_need_line", lang, optimizer=name, cells=t("tr_need_sep", lang).join(mine))
+        evidence.append(line)
+    return _need_answer(cells, lang), evidence
+
+
+def sentences_text(sentences: list[str], lang: str) -> str:
+    """Sentences as one paragraph: Chinese runs them together, English puts a space between."""
+    return ("" if lang == "zh" else " ").join(sentences)

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from ui.kit.figures import RAW_COLOUR, SCALED_COLOUR, figure, slider_place
+from ui.kit.figures import LINE_GAP, RAW_COLOUR, SCALED_COLOUR, figure, slider_place
 from ui.kit.heatmap import Matrix, cell_numbers, frame, heatmap
 from ui.kit.text import t
 from ui.kit.typography import LAPTOP, Screen
@@ -55,9 +55,11 @@ def _curves_layout(y_title: str, height: int, lang: str, screen: Screen) -> dict
 
 
 def _reached_marks(
-    runs: Sequence[TrainRun], lang: str, screen: Screen
+    runs: Sequence[TrainRun], steps: int, lang: str, screen: Screen
 ) -> tuple[list[Trace], list[Trace]]:
-    """A dotted line and a label at the step each run first reaches 90 % held-out accuracy."""
+    """A dotted line and a label at the step each run first reaches 90 % held-out accuracy: the
+    label right of its line in the axis's first half, left of it in the second, so that it
+    never runs off the chart."""
     shapes, notes = [], []
     for k, (run, (_, colour)) in enumerate(zip(runs, _names(lang), strict=False)):
         step = run.steps_to()
@@ -70,26 +72,43 @@ def _reached_marks(
         notes.append(
             {"x": step, "y": 0.97 - 0.1 * k, "yref": "paper", "text": label, "showarrow": False}
         )
-        notes[-1] |= {"xanchor": "left", "font": {"color": colour, "size": screen.text_font}}
+        side = "left" if step <= steps / 2 else "right"
+        notes[-1] |= {"xanchor": side, "xshift": LINE_GAP if side == "left" else -LINE_GAP}
+        notes[-1] |= {"font": {"color": colour, "size": screen.text_font}}
     return shapes, notes
 
 
 def loss_curves(
-    runs: Sequence[TrainRun], *, steps: int, title: str, lang: str, screen: Screen = LAPTOP
+    runs: Sequence[TrainRun],
+    *,
+    steps: int,
+    title: str,
+    setting: str = "",
+    lang: str,
+    screen: Screen = LAPTOP,
 ) -> dict[str, Any]:
     """Loss at every step of the scaled run and, once trained, the unscaled one, with the steps
-    where each reached 90 %; the x axis spans all ``steps``, so a curve so far grows into it."""
+    where each reached 90 %; the x axis spans all ``steps``, so a curve so far grows into it.
+    The ``setting`` is the title's subtitle: on one line the two are wider than a phone."""
     named = zip(runs, _names(lang), strict=False)  # the unscaled run may not be trained yet
     data = [_curve(run.loss, name, colour) for run, (name, colour) in named]
-    layout = _curves_layout(t("tr_axis_loss", lang), screen.chart_height, lang, screen)
-    layout["shapes"], layout["annotations"] = _reached_marks(runs, lang, screen)
+    second = round(1.4 * screen.text_font)  # px of the subtitle's line
+    height = screen.chart_height + second
+    layout = _curves_layout(t("tr_axis_loss", lang), height, lang, screen)
+    layout["shapes"], layout["annotations"] = _reached_marks(runs, steps, lang, screen)
     layout["title"] = {
         "text": title,
+        "subtitle": {"text": setting, "font": {"size": screen.text_font}},
         "x": 0,
         "xanchor": "left",
+        "y": 1,
+        "yref": "container",
+        "yanchor": "top",
+        "pad": {"t": 4},
         "font": {"size": screen.title_font},
     }
-    layout["margin"]["t"] = 80
+    # above the plot: the title and its subtitle, their gaps, then the legend
+    layout["margin"]["t"] = round(20 + 1.4 * screen.title_font + second + 1.9 * screen.tick_font)
     layout["legend"]["y"] = 1.0
     layout["xaxis"]["range"] = [0, steps]
     return figure(data, layout)

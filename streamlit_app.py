@@ -19,12 +19,13 @@ st.set_page_config(
     layout="wide",
     initial_sidebar_state="collapsed",
 )
+# Before the navigation: the top bar's "more" is relabelled from its first drawing on.
+st.html(screen.screen_css(state.present(), t("nav_more", state.lang())) + touch.TAP_CSS)
 page = st.navigation(state.navigation_pages(state.lang()), position="top")
 # After the navigation (a rerun it brings stays on this page), before any widget (one the
 # browser has not set up yet when it asks for the rerun comes back with its default).
 screen.watch_width(link_notes)
 touch.one_tap()
-st.html(screen.screen_css(state.present(), t("nav_more", state.lang())) + touch.TAP_CSS)
 state.app_switches()
 notes.show_notes(link_notes, state.lang())
 

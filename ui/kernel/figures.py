@@ -47,8 +47,8 @@ def online_softmax_steps(
     screen: Screen = LAPTOP,
 ) -> dict[str, Any]:
     """Left (on a phone, above): the running max m, sum ℓ and rescale factor after each block
-    (m labelled where it rises). Right (below): the final weights (bars) with the ordinary
-    softmax as a dash on each bar."""
+    (m labelled where it rises; the rescale factor's value on hover). Right (below): the final
+    weights (bars) with the ordinary softmax as a dash on each bar."""
     blocks = run.trace
     steps = list(range(len(blocks)))
     ell = [float(b.l) for b in blocks]
@@ -60,10 +60,10 @@ def online_softmax_steps(
         {**_bar(steps, ell, L_COLOUR, t("kn_trace_l", lang), _numbers(ell), font), **INSIDE_TOP},
         _line(steps, m, M_COLOUR, t("kn_trace_m", lang), _numbers(m), font, rises),
         {
+            # No label: "×0.397" is wider than a bar, among ℓ's numbers; the text beside says it.
             **_line(steps, rescale, RESCALE_COLOUR, t("kn_trace_rescale", lang), [], font, []),
-            "mode": "markers+text",
-            "text": ["" if r is None or r == 1 else f"×{r:.3f}" for r in rescale],
-            "textposition": "top center",
+            "mode": "markers",
+            "hovertemplate": "×%{y:.3f}<extra></extra>",
             "marker": {"symbol": "diamond", "size": 12, "color": RESCALE_COLOUR},
         },
     ]

@@ -15,21 +15,32 @@ from ui.kit.typography import Screen, screen_for
 # Every screen: a compact head with the language and presenter switches in the top bar (the page
 # links end before them), formulas with little margin; on a phone no Plotly toolbar over axis
 # titles, so that the figure starts on the first screen. A page's own widgets: its own CSS.
+# The switches sit over the top bar (z-index 999990, after it) but under the pages' drawer
+# (999991); on a phone they hide while it is open, else "中文" lay over its close chevron.
+DRAWER_OPEN = ".stApp:has([data-testid=stSidebar][data-collapsed=false])"
 SCREEN_CSS = (
     ".stMainBlockContainer{padding-top:3.4rem;padding-bottom:2rem} .st-key-_screen{display:none}"
     " h1{font-size:2rem!important;padding:0!important}"
     " .katex-display{margin:.25rem 0!important}"
-    " .st-key-app_switches{position:fixed;top:.6rem;right:3.6rem;z-index:999991;width:auto}"
+    " .st-key-app_switches{position:fixed;top:.6rem;right:3.6rem;z-index:999990;width:auto}"
     " [data-testid=stTopNav]{max-width:calc(100% - 18rem)}"
     " @media (max-width:640px){h1{font-size:1.35rem!important} h3{font-size:1.1rem!important}"
     " .stMainBlockContainer{padding-left:.8rem;padding-right:.8rem}"
-    " .st-key-present,.modebar-container{display:none!important}}"
+    " .st-key-present,.modebar-container{display:none!important}"
+    f" {DRAWER_OPEN} .st-key-app_switches{{visibility:hidden}}}}"
 )
 # A projector: Streamlit sizes its text in rem, so a larger root font enlarges every label.
+# A switch or a radio button that is off: drawn in the text's colour (an outlined track with a
+# dark knob, a dark ring), where Streamlit's pale grey vanished at the back of a room.
+SWITCH_OFF = "[data-testid=stCheckbox] label:has(input:not(:checked)) > div:not([data-testid])"
+RADIO_OFF = "[data-testid=stRadioOption]:has(input:not(:checked)) > div > div:first-child"
 PRESENT_CSS = (
     "html{font-size:18px} .stMainBlockContainer{max-width:100%;padding-top:2.6rem!important}"
     " .st-key-about,.stMain h1{display:none}"
     " .stMainBlockContainer{padding-left:1.5rem;padding-right:1.5rem}"
+    f" {SWITCH_OFF}{{background:transparent;box-shadow:0 0 0 2px currentColor}}"
+    f" {SWITCH_OFF} > div{{background:currentColor}}"
+    f" {RADIO_OFF}{{border-color:currentColor;box-shadow:inset 0 0 0 1px currentColor}}"
 )
 # The top bar's overflow link, which Streamlit labels "3 more" in every language: its text
 # hidden, the app's own drawn in its place (centred on the hidden text's box, as the other

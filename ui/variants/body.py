@@ -286,9 +286,10 @@ def trained_cross(lab: LabParams, lang: str, left: DeltaGenerator, right: DeltaG
         params = state.current(VariantsParams)
         layer, head = params.cross_layer, params.cross_head
         view = aligned(params.text_b, lab.text, layer, head)
-        st.latex(
-            r"Q = H_{\text{dec}} W_Q,\ K = H_{\text{enc}} W_K,\ V = H_{\text{enc}} W_V,\ "
-            r"A = \operatorname{softmax}(Q K^{\top}/\sqrt{d_k})"
+        st.latex(  # three lines, as the other sections': on one it ran past a phone's edge
+            r"\begin{gathered} Q = H_{\text{dec}} W_Q \\"
+            r" K = H_{\text{enc}} W_K,\quad V = H_{\text{enc}} W_V \\"
+            r" A = \operatorname{softmax}(Q K^{\top} / \sqrt{d_k}) \end{gathered}"
         )
     if view is None:
         st.info(t("vr_cross_empty_trained", lang), icon=":material/edit:")

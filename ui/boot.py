@@ -44,6 +44,7 @@ LIBRARIES = (
     "streamlit.material_icon_names",
     "ui.kit.memory",
     "ui.kit.state",
+    "ui.kit.touch",
 )
 
 _lock = threading.Lock()

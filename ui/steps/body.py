@@ -2,6 +2,7 @@
 
 import math
 from collections.abc import Callable
+from dataclasses import replace
 
 import numpy as np
 import streamlit as st
@@ -26,8 +27,10 @@ TITLE_CSS = ".st-key-steps_title{display:none}"  # on a projector the indicator 
 
 
 def _move(delta: int) -> None:
-    step = min(max(state.current(StepsParams).step + delta, 1), STEPS)
-    state.put(StepsParams(step=step))
+    # From the settings the last run closed with: step 1's matrix picker is a widget only there.
+    last = state.handed(StepsParams)
+    step = min(max(last.step + delta, 1), STEPS)
+    state.put(replace(last, step=step))
 
 
 def render() -> None:
@@ -47,7 +50,7 @@ def render() -> None:
         st.subheader(t(f"st_step_{step}", lang))
     SCREENS[step](result, lang)
     settings_line(result, params, lang)
-    state.close_page(params, StepsParams(step=step))
+    state.close_page(params, replace(state.current(StepsParams), step=step))
 
 
 def settings_line(result: LabResult, params: LabParams, lang: str) -> None:
@@ -132,20 +135,21 @@ def per_dimension(result: LabResult, z: np.ndarray) -> Matrix:
 
 
 def step_qkv(result: LabResult, lang: str) -> None:
-    """Step 1: Q, K and V, one tab each."""
+    """Step 1: Q, K or V, picked beside its formula (one figure: tabs above it would push it
+    below a projector's first screen)."""
     steps = result.steps
     n, d_k = steps.q.shape
     dims = min(DIMS, d_k)
     figure_side, words = sides()
     with words:
         st.latex(rf"Q = X W_Q,\quad K = X W_K,\quad V = X W_V \qquad ({n} \times {d_k})")
+        choose(StepsParams, "matrix", t("st_matrix", lang), ("q", "k", "v"), horizontal=True,
+               format_func=str.upper)  # fmt: skip
         safe_text(t("st_why_1", lang, dims=dims, d=d_k))
-    matrices = (steps.q, steps.k, steps.v)
+    name = state.current(StepsParams).matrix
     with figure_side:
-        for tab, name, matrix in zip(st.tabs(["Q", "K", "V"]), "qkv", matrices, strict=True):
-            with tab:
-                shown = per_dimension(result, matrix[:, :dims])
-                chart(f"step_{name}", heatmap, shown, lang=lang, share=FIGURE_SHARE)
+        shown = per_dimension(result, getattr(steps, name)[:, :dims])
+        chart(f"step_{name}", heatmap, shown, lang=lang, share=FIGURE_SHARE)
 
 
 def step_scores(result: LabResult, lang: str) -> None:

@@ -3,15 +3,16 @@
 from dataclasses import dataclass
 from typing import ClassVar
 
-from ui.kit.settings import Settings, integer
+from ui.kit.settings import Settings, choice, integer
 
 STEPS = 6
 
 
 @dataclass(frozen=True)
 class StepsParams(Settings):
-    """``step`` is the URL name and the widget key."""
+    """``step`` is the URL name and the widget key; ``matrix``: which of Q, K, V step 1 shows."""
 
     PAGE: ClassVar[str] = "steps"
 
     step: int = integer(1, 1, STEPS)
+    matrix: str = choice("q", ("q", "k", "v"))

@@ -23,7 +23,9 @@ DIMS = 8  # dimensions of Q, K, V and the output shown on a projector
 FIGURE_SHARE = 0.58  # of the main area: as large as the lab's, its words beside it
 
 
-TITLE_CSS = ".st-key-steps_title{display:none}"  # on a projector the indicator names the step
+# On a projector the indicator names the step and counts it ("Step 2 of 6"): no title and no
+# progress bar, so that the figure is whole on the first screen.
+TITLE_CSS = ".st-key-steps_title,.st-key-steps_progress{display:none}"
 
 
 def _move(delta: int) -> None:
@@ -95,7 +97,7 @@ def navigator(lang: str) -> int:
         label, short = t("st_indicator", lang, step=step), _short(lang)
         choose(StepsParams, "step", label, range(1, STEPS + 1), horizontal=True, format_func=short)
     step = state.current(StepsParams).step
-    st.progress(step / STEPS)
+    st.container(key="steps_progress").progress(step / STEPS)
     return step
 
 

@@ -534,30 +534,33 @@ def test_a_model_page_s_new_heads_arrive_before_its_guesses(page, server):
 
 
 def test_scaling_resends_the_histogram_for_a_d_and_the_page_for_a_distribution(page, server):
-    """/scaling: a d preset reruns the controls and the histogram alone (a fragment), so nothing
-    of saturation is sent again; a new distribution reruns the whole page, computed or not, and
-    the experiment's chart is drawn anew for it."""
+    """/scaling: a d preset reruns d, its presets and the histogram alone (a fragment), so the
+    section picker above them is not sent again; a new distribution reruns the whole page,
+    computed or not, and the experiment's chart (in its own section) is drawn anew for it."""
     frames = received_frames(page)
     page.goto(f"{server}/scaling?lang=en")
     wait_idle(page, settle_ms=800)
-    page.wait_for_selector(".st-key-variance_chart svg.main-svg", timeout=60_000)
-    assert any("Saturation: softmax turns one-hot" in frame for frame in frames)
+    page.wait_for_selector(".st-key-dot_histogram svg.main-svg", timeout=60_000)
+    assert any("④ Animation" in frame for frame in frames)
     frames.clear()
     page.locator(".st-key-scaling_d_1536 button").click()
     wait_idle(page, settle_ms=800)
     sent = "".join(frames)
-    assert "1,536" in sent and "Saturation: softmax turns one-hot" not in sent
+    assert "1,536" in sent and "④ Animation" not in sent
+    page.goto(f"{server}/scaling?lang=en&section=variance")
+    wait_idle(page, settle_ms=800)
+    page.wait_for_selector(".st-key-variance_chart svg.main-svg", timeout=60_000)
     before = paths_of(page, "variance_chart")
     frames.clear()
     page.get_by_text("Uniform on [−1, 1] (variance 1/3)", exact=True).click()
     wait_idle(page, settle_ms=1500)
-    assert "Saturation: softmax turns one-hot" in "".join(frames)
+    assert "④ Animation" in "".join(frames)
     after = paths_of(page, "variance_chart")
     assert after != before and "distribution=uniform" in page.url
     frames.clear()  # back to normal entries, computed already: the page reruns all the same
     page.get_by_text("Standard normal (variance 1)", exact=True).click()
     wait_idle(page, settle_ms=1500)
-    assert "Saturation: softmax turns one-hot" in "".join(frames)
+    assert "④ Animation" in "".join(frames)
     assert paths_of(page, "variance_chart") == before
     assert page.locator("[data-testid='stException']").count() == 0
 

@@ -300,7 +300,7 @@ def test_typed_garbage_gives_a_friendly_warning_and_the_default_example():
 
 def test_scaling_experiment_follows_var_equals_d():
     """The measured Var(q·k) lies within 15 % of d; after ÷√d, within 15 % of 1."""
-    at = open_app("scaling", lang="en")
+    at = open_app("scaling", lang="en", section="variance")
     data = figure(at, "variance_chart")["data"]
     ds = decode(data[1]["x"])
     assert_allclose(decode(data[1]["y"]) / ds, 1, rtol=0.15)
@@ -309,7 +309,7 @@ def test_scaling_experiment_follows_var_equals_d():
 
 def test_uniform_entries_follow_d_over_9_and_say_so():
     """distribution=uniform: the theory line is d/9 and a note explains why."""
-    at = open_app("scaling", lang="en", distribution="uniform")
+    at = open_app("scaling", lang="en", distribution="uniform", section="variance")
     data = figure(at, "variance_chart")["data"]
     assert_allclose(decode(data[0]["y"]), decode(data[0]["x"]) / 9)
     assert any("d/9" in info.value for info in at.info)
@@ -344,7 +344,7 @@ def test_uniform_theory_numbers_and_lines_follow_the_distribution():
 def test_animation_has_a_frame_per_d_and_a_caption_counted_from_its_frames():
     """The sharpening animation: one frame per d from 1 to 8192, play/pause buttons, and a
     caption whose numbers are the frames' own largest weights (read back from the figure)."""
-    at = open_app("scaling", lang="en")
+    at = open_app("scaling", lang="en", section="animation")
     spec = figure(at, "sharpening_animation")
     assert [frame["name"] for frame in spec["frames"]] == [str(2**p) for p in range(14)]
     assert spec["layout"]["updatemenus"][0]["buttons"][0]["method"] == "animate"
@@ -363,7 +363,7 @@ def test_animation_has_a_frame_per_d_and_a_caption_counted_from_its_frames():
 def test_animation_frames_match_an_independent_computation():
     """Each frame is softmax(q·k_j) over the first d dimensions of one seeded q and nine k
     (seed 0, drawn q first), computed here in plain numpy, raw and ÷√d."""
-    spec = figure(open_app("scaling", lang="en"), "sharpening_animation")
+    spec = figure(open_app("scaling", lang="en", section="animation"), "sharpening_animation")
     rng = np.random.default_rng(0)
     q = rng.standard_normal(8192)
     k = rng.standard_normal((9, 8192))
@@ -388,7 +388,7 @@ def test_scaling_bad_url_values_are_noted(query, key, used):
     """Bad d or distribution: a note naming the key and the value used; every chart drawn."""
     at = open_app("scaling", lang="en", **query)
     assert any(f"`{key}`" in text and f"using {used} instead" in text for text in notes(at))
-    assert len(chart_keys(at)) == 6
+    assert chart_keys(at) == ["dot_histogram"]  # the default section's one chart
 
 
 def test_a_first_visit_spreads_its_work_over_script_runs_and_ends_in_the_result(monkeypatch):
@@ -402,7 +402,7 @@ def test_a_first_visit_spreads_its_work_over_script_runs_and_ends_in_the_result(
     runs = []
     render = body.render
     monkeypatch.setattr(body, "render", lambda: runs.append(1) or render())
-    at = open_app("scaling", lang="en", d="2048", distribution="x")
+    at = open_app("scaling", lang="en", d="2048", distribution="x", section="variance")
     params = body.ScalingParams(d=2048, distribution="normal")
     calls = body.page_calls(params)
     assert len(runs) == len(calls) == len(body.EXPERIMENT_DS) + 2
@@ -422,7 +422,10 @@ def test_a_first_visit_spreads_its_work_over_script_runs_and_ends_in_the_result(
 def test_steps_walk_from_one_to_six_with_the_buttons():
     """Next moves one step and shows that step's matrix; previous moves back; the URL follows."""
     at = open_app("steps", lang="en")
-    assert chart_keys(at) == ["step_q", "step_k", "step_v"]
+    assert chart_keys(at) == ["step_q"]
+    for name in ("k", "v", "q"):  # step 1's matrices, one at a time, picked beside the formula
+        at.radio(key="steps_matrix").set_value(name).run()
+        assert chart_keys(at) == [f"step_{name}"] and at.query_params["matrix"] == name
     expected = ["step_scores", "step_scaled", "step_masked", "step_weights", "step_output"]
     for step, key in enumerate(expected, start=2):
         at.button(key="steps_next").click().run()

@@ -365,3 +365,16 @@ def test_model_s_role_headers_and_table_fit_a_phone(browser, lang):
     for table in found["tables"]:
         assert table["hidden"] <= 1 and table["x1"] <= found["width"]
         assert all(hidden <= 1 for hidden in table["headers"])
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_scaling_s_saturation_says_what_train_says(lang):
+    """/scaling's saturation section ends with the same computed answer as /train: its claims
+    and every line of its numbers (one computation, four pages)."""
+    from ui.train.compute import need_parts, sentences_text
+
+    at = open_app("scaling", lang=lang, section="saturation")
+    shown = " ".join(html.unescape(element.proto.body) for element in at.get("html"))
+    claims, evidence = need_parts(lang)
+    assert sentences_text(claims, lang) in shown
+    assert all(line in shown for line in evidence)

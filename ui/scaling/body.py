@@ -1,16 +1,18 @@
 """Lesson: why divide by √d — Var(q·k) = d, measured, and what it does to softmax."""
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 import streamlit as st
 
 from ui.kit import notes, state
 from ui.kit.cache import Call, advance, shared
-from ui.kit.display import chart, number_input, page_link, presets, radio, safe_text
+from ui.kit.display import chart, number_input, page_link, picker, presets, radio, safe_text
 from ui.kit.text import t
 from ui.scaling import figures
 from ui.scaling.settings import ScalingParams
+from ui.train.compute import need_parts, sentences_text
 from viz_core import (
     EXPERIMENT_DS,
     ONE_HOT,
@@ -28,7 +30,8 @@ TRIALS = 200  # rows of n scores per d for the saturation curves
 ROW_TOKENS = 9  # the articles' 9 × 9 example
 PRESETS = (64, 1536, 6144)
 
-VARIANCE_HEIGHT, HISTOGRAM_HEIGHT = 400, 340  # px: each fits a first screen below the controls
+# px: each figure fits a 1280 × 720 first screen below the picker and its section's title
+HISTOGRAM_HEIGHT, VARIANCE_HEIGHT, ANIMATION_HEIGHT = 340, 380, 380
 
 
 # Seconds of computing per script run before the page reruns itself for the rest, so that a
@@ -93,44 +96,46 @@ def computed(params: ScalingParams, lang: str) -> None:
         notes.rerun()
 
 
-DRAWN_FOR = state.Slot("scaling", "drawn_for", "")  # the distribution the sections below show
-
-
 def render() -> None:
-    """Controls and the histogram of this d, then the experiment, saturation and the animation."""
+    """The section picker and the entries' distribution, which every section draws; then one
+    section: the spread of q·k at this d, Var(q·k) against d, saturation, or the animation."""
     lang = state.open_page("sc_title", "sc_intro", ScalingParams)
-    DRAWN_FOR.set(state.current(ScalingParams).distribution)
-    d_view(lang)
+    left, right = st.columns(2, vertical_alignment="bottom")
+    with left, st.container():  # in a container, not the column itself: its options wrap
+        section = picker(ScalingParams, "section", lang, "sc_section")
+    with right:
+        radio(ScalingParams, "distribution", lang, "sc_distribution", horizontal=True)
     params = state.current(ScalingParams)
-    variance_section(params, lang)
-    saturation_section(params, lang)
-    animation_section(params, lang)
+    computed(params, lang)
+    if section == "histogram":
+        d_view(lang)  # it closes the page: a new d reruns it alone
+        return
+    SECTION_VIEWS[section](params, lang)
+    uniform_note(params, lang)
+    state.close_page(params)
 
 
 @st.fragment
 def d_view(lang: str) -> None:
-    """The controls, then the histogram, the figure d and its presets change. A fragment: a new
-    d reruns this alone, and the sections below, which do not depend on d, are not sent again;
-    a new distribution reruns the page, since every section draws it."""
-    controls(lang)
+    """The histogram's section: its title, d and its presets in one row, then the histogram. A
+    fragment: a new d reruns this alone, and nothing above it depends on d."""
+    title, box, buttons = st.columns([5, 3, 4], vertical_alignment="bottom")
+    with box:
+        number_input(ScalingParams, "d", lang, "d", step=1)
+    with buttons:
+        presets(ScalingParams, "d", PRESETS, label=lambda d: f"d = {d:,}")
     params = state.current(ScalingParams)
-    if params.distribution != (DRAWN_FOR.get() or params.distribution):
-        st.rerun()  # from a fragment, the whole page
-    computed(params, lang)
-    if params.distribution == "uniform":
-        st.info(t("sc_uniform_note", lang), icon=":material/straighten:")
+    with title:
+        st.subheader(t("sc_histogram_title", lang, d=f"{params.d:,}"))
     histogram_section(params, lang)
+    uniform_note(params, lang)
     state.close_page(params)
 
 
-def controls(lang: str) -> None:
-    """The entries' distribution, and d with its presets."""
-    left, right = st.columns([2, 3])
-    with left:
-        radio(ScalingParams, "distribution", lang, "sc_distribution")
-    with right:
-        number_input(ScalingParams, "d", lang, "d", step=1)
-        presets(ScalingParams, "d", PRESETS, label=lambda d: f"d = {d:,}")
+def uniform_note(params: ScalingParams, lang: str) -> None:
+    """Under the figure: why entries uniform on [−1, 1] give d/9, not d."""
+    if params.distribution == "uniform":
+        st.info(t("sc_uniform_note", lang), icon=":material/straighten:")
 
 
 def variance_section(params: ScalingParams, lang: str) -> None:
@@ -142,16 +147,26 @@ def variance_section(params: ScalingParams, lang: str) -> None:
 
 
 def variance_text(uniform: bool, lang: str) -> None:
-    """The formula and the why of the variance experiment."""
-    st.latex(
-        r"\operatorname{Var}(q\cdot k) = \sum_{i=1}^{d}\operatorname{Var}(q_i k_i) = "
-        + (r"d \cdot \tfrac{1}{3}\cdot\tfrac{1}{3} = \tfrac{d}{9}" if uniform else r"d")
-        + r",\qquad \operatorname{Var}\!\left(\tfrac{q\cdot k}{\sqrt d}\right) = "
-        + (r"\tfrac{1}{9}" if uniform else "1")
+    """The formula, in pieces that wrap on a narrow screen, and the why of the experiment."""
+    raw = (
+        [r"\operatorname{Var}(q\cdot k) = \sum_{i=1}^{d}\operatorname{Var}(q_i k_i)",
+         r"= d \cdot \tfrac{1}{3}\cdot\tfrac{1}{3} = \tfrac{d}{9}"]
+        if uniform
+        else [r"\operatorname{Var}(q\cdot k) = \sum_{i=1}^{d}\operatorname{Var}(q_i k_i) = d"]
+    )  # fmt: skip
+    scaled = r"\operatorname{Var}\!\left(\tfrac{q\cdot k}{\sqrt d}\right) = " + (
+        r"\tfrac{1}{9}" if uniform else "1"
     )
-    raw, scaled = ("d/9", "1/9") if uniform else ("d", "1")
-    samples = f"{SAMPLES:,}"
-    st.caption(t("sc_variance_why", lang, samples=samples, theory_raw=raw, theory_scaled=scaled))
+    with st.container(
+        horizontal=True, horizontal_alignment="center", vertical_alignment="center", gap="large"
+    ):
+        with st.container(horizontal=True, width="content", vertical_alignment="center"):
+            for piece in raw:
+                st.latex(piece, width="content")
+        st.latex(scaled, width="content")
+    theory_raw, theory_scaled = ("d/9", "1/9") if uniform else ("d", "1")
+    words = {"samples": f"{SAMPLES:,}", "theory_raw": theory_raw, "theory_scaled": theory_scaled}
+    st.caption(t("sc_variance_why", lang, **words))
 
 
 def histogram_section(params: ScalingParams, lang: str) -> None:
@@ -168,7 +183,6 @@ def histogram_section(params: ScalingParams, lang: str) -> None:
         "std_scaled": f"{(dots / sqrt_d).std():.3g}",
         "theory_scaled": f"{entry_variance:.3g}",
     }
-    st.subheader(t("sc_histogram_title", lang, d=f"{params.d:,}"))
     chart(
         "dot_histogram", figures.dot_histogram, dots, params.d, theory_std, lang=lang,
         height=HISTOGRAM_HEIGHT,
@@ -178,11 +192,10 @@ def histogram_section(params: ScalingParams, lang: str) -> None:
 
 
 def saturation_section(params: ScalingParams, lang: str) -> None:
-    """Max weight, entropy and the softmax gradient against d, with and without ÷√d."""
+    """Max weight, entropy and the softmax gradient against d, with and without ÷√d; then why,
+    and the way to /train."""
     curves = saturation_curves(params.distribution)
     st.subheader(t("sc_saturation_title", lang))
-    st.caption(t("sc_saturation_why", lang, n=ROW_TOKENS, trials=TRIALS))
-    page_link("train", t("train_link", lang))
     panels = [
         ("max", "sc_max_weight", [0, 1.05]),
         ("entropy", "sc_entropy", [0, math.log(ROW_TOKENS) * 1.05]),
@@ -194,12 +207,29 @@ def saturation_section(params: ScalingParams, lang: str) -> None:
                 f"saturation_{field}", figures.saturation_chart, curves, field,
                 title=t(title, lang), lang=lang, y_range=y_range,
             )  # fmt: skip
+    st.caption(t("sc_saturation_why", lang, n=ROW_TOKENS, trials=TRIALS))
+    training_answer(lang)
+    page_link("train", t("train_link", lang))
+
+
+def training_answer(lang: str) -> None:
+    """Saturation at the start is not the end of training: what /train's runs say, in the words
+    /model, /train and the quiz use (one computation for all four)."""
+    claims, evidence = need_parts(lang)
+    safe_text(t("tr_need_title", lang), tag="h4")
+    safe_text(sentences_text(claims, lang))
+    for line in evidence:
+        safe_text(line, size="0.875rem")
 
 
 def animation_section(params: ScalingParams, lang: str) -> None:
     """One row of scores as d grows: what its largest weight does, counted from the frames."""
     rows = sharpening_rows(params.distribution)
     st.subheader(t("sc_animation_title", lang))
+    chart(
+        "sharpening_animation", figures.sharpening_animation, rows, lang=lang,
+        height=ANIMATION_HEIGHT,
+    )  # fmt: skip
     top_raw, top_scaled = rows.raw.max(axis=1), rows.scaled.max(axis=1)  # (len(ds),)
     numbers = {
         "raw_min": f"{top_raw.min():.2f}",
@@ -215,5 +245,11 @@ def animation_section(params: ScalingParams, lang: str) -> None:
     st.caption(
         t("sc_animation_why", lang, **numbers) + " " + t(f"sc_animation_verdict_{verdict}", lang)
     )
-    chart("sharpening_animation", figures.sharpening_animation, rows, lang=lang)
     st.info(t("sc_temperature_note", lang), icon=":material/thermostat:")
+
+
+SECTION_VIEWS: dict[str, Callable[[ScalingParams, str], None]] = {
+    "variance": variance_section,
+    "saturation": saturation_section,
+    "animation": animation_section,
+}

@@ -1,14 +1,13 @@
 """The √d lesson's figures: arrays in, ``go.Figure`` out, never ``st.*``."""
 
 import math
-from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from ui.kit.figures import LINE_GAP, RAW_COLOUR, SCALED_COLOUR, lesson_layout, line_note
+from ui.kit.figures import RAW_COLOUR, SCALED_COLOUR, lesson_layout, line_note
 from ui.kit.text import t
 from ui.kit.typography import LAPTOP, Screen
 from viz_core import Saturation, Sharpening, VarianceExperiment
@@ -76,8 +75,9 @@ def dot_histogram(
     screen: Screen = LAPTOP,
 ) -> go.Figure:
     """q·k before and after ÷√d, with ± the theory's std marked on both (√d and 1 for normal
-    entries, √(d/9) and 1/3 for uniform ones), and the article's figure for the normal case
-    (on a phone under the panels: its narrow panel has no room for it)."""
+    entries, √(d/9) and 1/3 for uniform ones), named in one note with the article's figure
+    under it for the normal case (on a phone under the panels: its narrow panel has no room for
+    it). Each x axis ends where its samples end (``binned``)."""
     sqrt_d = math.sqrt(d)
     fig = make_subplots(
         rows=1,
@@ -85,34 +85,54 @@ def dot_histogram(
         subplot_titles=[t("sc_raw", lang), t("sc_scaled", lang)],
         horizontal_spacing=0.08,
     )
-    for col, values, colour in [(1, dots, RAW_COLOUR), (2, dots / sqrt_d, SCALED_COLOUR)]:
-        histogram = go.Histogram(
-            x=values.astype(np.float32), nbinsx=50, marker_color=colour, showlegend=False
-        )
+    panels = [
+        (1, dots, theory_std, RAW_COLOUR),
+        (2, dots / sqrt_d, theory_std / sqrt_d, SCALED_COLOUR),
+    ]
+    for col, values, std, colour in panels:
+        shown = values.astype(np.float32)
+        bins, x_range = binned(shown, std)
+        histogram = go.Histogram(x=shown, xbins=bins, marker_color=colour, showlegend=False)
         fig.add_trace(histogram, row=1, col=col)
-    for sign in (-1, 1):
-        dotted = {"color": "#111827", "dash": "dot"}
-        fig.add_vline(x=sign * theory_std, line=dotted, row=1, col=1)
-        fig.add_vline(x=sign * theory_std / sqrt_d, line=dotted, row=1, col=2)
-    label = "√d" if math.isclose(theory_std, sqrt_d) else "√(d/9)"
-    text = f"{label} = {theory_std:.3g}"
-    fig.add_annotation(x=theory_std, y=1, yref="y domain", text=text, **BESIDE_LINE)
+        fig.update_xaxes(range=x_range, row=1, col=col)
+        for sign in (-1, 1):
+            fig.add_vline(x=sign * std, line={"color": "#111827", "dash": "dot"}, row=1, col=col)
     where, margin_b = line_note(screen, -theory_std)  # on a phone, under the panels
-    if d in ARTICLE_STD and math.isclose(theory_std, sqrt_d):
-        _article_marker(fig, where, ARTICLE_STD[d], lang)
+    text, lines = _line_note_text(d, theory_std, lang)
+    fig.add_annotation(**where, showarrow=False, text=text)
     fig.update_yaxes(title_text=t("sc_count", lang), row=1, col=1)
-    return lesson_layout(fig, height, bargap=0.02, margin_b=margin_b)
+    return lesson_layout(fig, height, bargap=0.02, margin_b=margin_b + NOTE_LINE * (lines - 1))
 
 
-# Off the dotted line, on its outer side: the text's edge sat on the line itself.
-BESIDE_LINE = {"showarrow": False, "xanchor": "left", "xshift": LINE_GAP, "row": 1, "col": 1}
+NOTE_LINE = 20  # px a second line of the note takes (under a phone's panels)
+ARTICLE_COLOUR = "#b45309"
 
 
-def _article_marker(fig: go.Figure, where: dict[str, Any], std: str, lang: str) -> None:
-    """The article's printed std for this d (normal entries), ``where`` ``line_note`` puts it:
-    beside the −std line, or under a phone's panels."""
-    text = t("sc_article_marker", lang, std=std)
-    fig.add_annotation(**where, showarrow=False, text=text, font={"color": "#b45309"})
+def _line_note_text(d: int, theory_std: float, lang: str) -> tuple[str, int]:
+    """What the dotted lines of the unscaled panel are: ±√d (±√(d/9) for uniform entries), and
+    under it the article's printed std for this d where it prints one (normal entries); and
+    how many lines that is. One note where ``line_note`` puts it, beside the −std line or under
+    a phone's panels: beside the +std line it ran off a phone's narrow panel."""
+    normal = math.isclose(theory_std, math.sqrt(d))
+    label = "√d" if normal else "√(d/9)"
+    text = f"±{label} = ±{theory_std:.3g}"
+    if d in ARTICLE_STD and normal:
+        article = t("sc_article_marker", lang, std=ARTICLE_STD[d])
+        return f'{text}<br><span style="color:{ARTICLE_COLOUR}">{article}</span>', 2
+    return text, 1
+
+
+BINS = 50  # bars per panel
+
+
+def binned(values: npt.NDArray[np.float32], line: float) -> tuple[dict[str, float], list[float]]:
+    """BINS bins across ± the farthest sample (or the ±``line`` marks, if farther out), and an
+    x range half a bin past them: the axis ends where the data ends, at every d. Plotly's own
+    range made room for the notes too (to 300 where the samples ended at 130)."""
+    reach = max(float(np.abs(values).max()), line)
+    size = 2 * reach * (1 + 1e-6) / BINS  # the last bin's edge just past the farthest sample
+    bins = {"start": -reach, "end": -reach + BINS * size, "size": size}
+    return bins, [-reach - size / 2, reach + size / 2]
 
 
 def saturation_chart(
@@ -149,7 +169,7 @@ def saturation_chart(
     )
 
 
-def sharpening_animation(rows: Sharpening, *, lang: str) -> go.Figure:
+def sharpening_animation(rows: Sharpening, *, lang: str, height: int = 420) -> go.Figure:
     """One softmax row as d grows, as Plotly frames with a play button and a d slider."""
     labels = [f"k{j}" for j in range(rows.raw.shape[1])]
 
@@ -165,7 +185,7 @@ def sharpening_animation(rows: Sharpening, *, lang: str) -> go.Figure:
     frames = [go.Frame(data=bars(i), name=str(d)) for i, d in enumerate(rows.ds)]
     return lesson_layout(
         go.Figure(data=bars(0), frames=frames),
-        420,
+        height,
         barmode="group",
         yaxis={"range": [0, 1.05], "title": t("axis_weight", lang)},
         legend={"orientation": "h", "y": 1.15, "x": 0},

@@ -137,3 +137,20 @@ def overlapping(found):
         if min(a["x1"], b["x1"]) - max(a["x0"], b["x0"]) > 0.5
         and min(a["y1"], b["y1"]) - max(a["y0"], b["y0"]) > 0.5
     ]
+
+
+PHONE_AGENT = (  # a phone's browser says "Mobile"; the app sizes its figures to the phone
+    "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) "
+    "Chrome/131.0.0.0 Mobile Safari/537.36"
+)
+SCREENS = {  # name: (context options, query)
+    "phone": ({"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True,
+               "device_scale_factor": 2, "user_agent": PHONE_AGENT}, ""),
+    # snap.py's phone: touch and a phone's viewport, but a desktop User-Agent; the app sizes
+    # its figures by the width the browser tells it
+    "phone-plain": ({"viewport": {"width": 390, "height": 844}, "is_mobile": True,
+                     "has_touch": True, "device_scale_factor": 2}, ""),
+    "laptop": ({"viewport": {"width": 1280, "height": 720}}, ""),
+    "laptop-wide": ({"viewport": {"width": 1366, "height": 768}}, ""),
+    "projector": ({"viewport": {"width": 1280, "height": 720}}, "&present=true"),
+}  # fmt: skip

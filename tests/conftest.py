@@ -114,3 +114,42 @@ def _fresh_cache():
     st.cache_resource.clear()
     clear_all()
     yield
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """A `streamlit run` server of the app and headless Chromium, shared by a module's browser
+    tests: (base URL, browser)."""
+    from browser_support import launch, require_browser, streamlit_server
+
+    require_browser()
+    from playwright.sync_api import sync_playwright
+
+    with streamlit_server() as base, sync_playwright() as playwright:
+        chromium = launch(playwright)
+        yield base, chromium
+        chromium.close()
+
+
+@pytest.fixture
+def opened(browser):
+    """Open ``path`` on a screen of browser_support.SCREENS and wait for ``selector``; yields a
+    function returning the tab."""
+    base, chromium = browser
+    contexts = []
+
+    def open_(screen, path, selector):
+        from browser_support import SCREENS, count_runs, wait_idle
+
+        options, extra = SCREENS[screen]
+        context = count_runs(chromium.new_context(**options))
+        contexts.append(context)
+        tab = context.new_page()
+        tab.goto(f"{base}/{path}{extra}")
+        wait_idle(tab, settle_ms=800)
+        tab.wait_for_selector(selector, state="attached", timeout=30_000)
+        return tab
+
+    yield open_
+    for context in contexts:
+        context.close()

@@ -6,35 +6,13 @@ import math
 
 import numpy as np
 import pytest
-from browser_support import count_runs, wait_idle
-from test_screens import SCREENS, browser  # noqa: F401  (the module's server and Chromium)
+from browser_support import wait_idle
 
 from viz_core import run_lab
 
 pytestmark = pytest.mark.browser
 RAW = "d=1536&scale=false"  # the "why √d" lesson's raw scores: about ±100
 TEXT = "我喜欢人工智能"  # the app's default sentence: 9 tokens with [CLS] and [SEP]
-
-
-@pytest.fixture
-def opened(browser):  # noqa: F811
-    """Open ``path`` on a screen of test_screens.SCREENS; yields a function returning the tab."""
-    base, chromium = browser
-    contexts = []
-
-    def open_(screen, path, key):
-        options, extra = SCREENS[screen]
-        context = count_runs(chromium.new_context(**options))
-        contexts.append(context)
-        tab = context.new_page()
-        tab.goto(f"{base}/{path}{extra}")
-        wait_idle(tab, settle_ms=800)
-        tab.wait_for_selector(f".st-key-{key} .nsewdrag", timeout=30_000)
-        return tab
-
-    yield open_
-    for context in contexts:
-        context.close()
 
 
 def plot_box(tab, key):
@@ -72,8 +50,8 @@ def test_the_projector_shows_the_raw_scores_as_large_as_a_laptop_with_their_numb
 ):
     """At 1280 × 720 with presenter mode the matrix is at least the laptop's size, all of it on
     the first screen, and every cell prints the score numpy computes (rounded as drawn)."""
-    laptop = plot_box(opened("laptop", path, key), key)
-    projector_tab = opened("projector", path, key)
+    laptop = plot_box(opened("laptop", path, f".st-key-{key} .nsewdrag"), key)
+    projector_tab = opened("projector", path, f".st-key-{key} .nsewdrag")
     projector = plot_box(projector_tab, key)
     assert projector["width"] >= laptop["width"] - 1, (projector, laptop)
     assert projector["y"] + projector["height"] <= 720, projector
@@ -94,7 +72,7 @@ def test_the_projector_shows_the_raw_scores_as_large_as_a_laptop_with_their_numb
 def test_the_projector_keeps_the_lab_s_row_numbers_and_d_s_name_on_the_first_screen(opened):
     """The selected row's table of numbers ends inside 720 px, and d's box is labelled beside
     it at the projector (a bare "1536" says nothing to the back of the room)."""
-    tab = opened("projector", f"?lang=zh&{RAW}", "weights_heatmap")
+    tab = opened("projector", f"?lang=zh&{RAW}", ".st-key-weights_heatmap .nsewdrag")
     table = tab.locator(".st-key-lab_row_numbers table").bounding_box()
     assert table is not None and table["y"] + table["height"] <= 720, table
     label = tab.locator(".st-key-lab_d [data-testid=stWidgetLabel]")
@@ -107,7 +85,7 @@ def test_the_projector_keeps_the_lab_s_row_numbers_and_d_s_name_on_the_first_scr
 def test_a_phone_prints_the_articles_weights_at_12_px_or_more(opened):
     """On a 390-px phone the 9 × 9 softmax weights print their numbers, at 12 px or more, and
     they are numpy's weights to two decimals."""
-    tab = opened("phone", "?lang=zh", "weights_heatmap")
+    tab = opened("phone", "?lang=zh", ".st-key-weights_heatmap .nsewdrag")
     texts = cell_numbers(tab, "weights_heatmap")
     steps = run_lab(TEXT, d=64).steps
     scaled = steps.q @ steps.k.T / 8  # ÷√64, then numpy's softmax
@@ -124,7 +102,7 @@ def test_a_phone_prints_the_articles_weights_at_12_px_or_more(opened):
 def test_one_tap_on_a_phone_selects_the_row_tapped(opened):
     """A phone's first tap on a row selects it (Plotly's own first tap only hovered, and the
     next tap selected the row hovered before); each tap after selects its own row."""
-    tab = opened("phone", "?lang=en", "weights_heatmap")
+    tab = opened("phone", "?lang=en", ".st-key-weights_heatmap .nsewdrag")
     for row in (5, 7, 3):
         plot = tab.locator(".st-key-weights_heatmap .nsewdrag").first
         plot.scroll_into_view_if_needed()
@@ -146,13 +124,14 @@ COMPARE = "?lang=zh&compare=true&b_d=6144&b_scale=false"
 def test_a_and_b_fit_a_projector_side_by_side_and_stack_on_a_phone(opened):
     """Compare mode: at 1280 × 720 with presenter mode both heatmaps, with their numbers, are on
     the first screen side by side (as large as a laptop's at least); a phone stacks them."""
-    laptop = plot_box(opened("laptop", COMPARE, "compare_heatmap_b"), "compare_heatmap")
-    tab = opened("projector", COMPARE, "compare_heatmap_b")
+    drawn = ".st-key-compare_heatmap_b .nsewdrag"
+    laptop = plot_box(opened("laptop", COMPARE, drawn), "compare_heatmap")
+    tab = opened("projector", COMPARE, ".st-key-compare_heatmap_b .nsewdrag")
     a, b = plot_box(tab, "compare_heatmap"), plot_box(tab, "compare_heatmap_b")
     assert a["x"] + a["width"] < b["x"] and abs(a["y"] - b["y"]) < 1
     assert max(a["y"] + a["height"], b["y"] + b["height"]) <= 720, (a, b)
     assert a["width"] >= laptop["width"] - 1
     assert len(cell_numbers(tab, "compare_heatmap_b")) == 81
-    phone = opened("phone", COMPARE, "compare_heatmap_b")
+    phone = opened("phone", COMPARE, ".st-key-compare_heatmap_b .nsewdrag")
     a, b = plot_box(phone, "compare_heatmap"), plot_box(phone, "compare_heatmap_b")
     assert a["y"] < 844 and b["y"] > a["y"] + a["height"]

@@ -11,10 +11,7 @@ import numpy as np
 import pytest
 from browser_support import (
     count_runs,
-    launch,
-    require_browser,
     screenshot,
-    streamlit_server,
     wait_idle,
 )
 from conftest import open_app
@@ -273,17 +270,6 @@ FITS = """(key) => {
       headers: [...e.querySelectorAll('th')].map(h => h.scrollWidth - h.clientWidth)})),
   };
 }"""
-
-
-@pytest.fixture(scope="module")
-def browser():
-    require_browser()
-    from playwright.sync_api import sync_playwright
-
-    with streamlit_server() as base, sync_playwright() as playwright:
-        chromium = launch(playwright)
-        yield base, chromium
-        chromium.close()
 
 
 def measure(browser, path, key, ready, options=PHONE):

@@ -8,10 +8,7 @@ import numpy as np
 import pytest
 from browser_support import (
     count_runs,
-    launch,
-    require_browser,
     screenshot,
-    streamlit_server,
     wait_idle,
 )
 from conftest import chart_keys, decode, figure, open_app
@@ -145,17 +142,6 @@ def test_the_page_s_histogram_has_its_range_from_its_samples():
 # --- real screens (Chromium) -----------------------------------------------------------------
 
 FOUR = ["phone", "laptop", "laptop-wide", "projector"]  # test_screens' names
-
-
-@pytest.fixture(scope="module")
-def browser():
-    require_browser()
-    from playwright.sync_api import sync_playwright
-
-    with streamlit_server() as base, sync_playwright() as playwright:
-        chromium = launch(playwright)
-        yield base, chromium
-        chromium.close()
 
 
 def opened(browser, screen, query, key):

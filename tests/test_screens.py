@@ -7,45 +7,17 @@ from contextlib import contextmanager
 
 import pytest
 from browser_support import (
+    SCREENS,
     count_runs,
-    launch,
     overlapping,
-    require_browser,
     screenshot,
-    streamlit_server,
     wait_idle,
 )
 
 from ui.kit.pages import PAGES
 
 pytestmark = pytest.mark.browser
-PHONE_AGENT = (  # a phone's browser says "Mobile"; the app sizes its figures to the phone
-    "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) "
-    "Chrome/131.0.0.0 Mobile Safari/537.36"
-)
-SCREENS = {  # name: (context options, query)
-    "phone": ({"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True,
-               "device_scale_factor": 2, "user_agent": PHONE_AGENT}, ""),
-    # snap.py's phone: touch and a phone's viewport, but a desktop User-Agent; the app sizes
-    # its figures by the width the browser tells it
-    "phone-plain": ({"viewport": {"width": 390, "height": 844}, "is_mobile": True,
-                     "has_touch": True, "device_scale_factor": 2}, ""),
-    "laptop": ({"viewport": {"width": 1280, "height": 720}}, ""),
-    "laptop-wide": ({"viewport": {"width": 1366, "height": 768}}, ""),
-    "projector": ({"viewport": {"width": 1280, "height": 720}}, "&present=true"),
-}  # fmt: skip
 WITH_FIGURE = [page for page in PAGES if page.chart]
-
-
-@pytest.fixture(scope="module")
-def browser():
-    require_browser()
-    from playwright.sync_api import sync_playwright
-
-    with streamlit_server() as base, sync_playwright() as playwright:
-        chromium = launch(playwright)
-        yield base, chromium
-        chromium.close()
 
 
 # Text is measured by its em square, where its ink lies: a CJK font's line box is about 1.45 em

@@ -6,34 +6,10 @@ comes before the top bar that it relabels."""
 import io
 
 import pytest
-from browser_support import count_runs, wait_idle
 from PIL import Image
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
-from test_screens import SCREENS, browser  # noqa: F401  (the module's server and Chromium)
 
 pytestmark = pytest.mark.browser
-
-
-@pytest.fixture
-def opened(browser):  # noqa: F811
-    """Open ``path`` on a screen of test_screens.SCREENS and wait for ``selector``; yields a
-    function returning the tab."""
-    base, chromium = browser
-    contexts = []
-
-    def open_(screen, path, selector):
-        options, extra = SCREENS[screen]
-        context = count_runs(chromium.new_context(**options))
-        contexts.append(context)
-        tab = context.new_page()
-        tab.goto(f"{base}/{path}{extra}")
-        wait_idle(tab, settle_ms=800)
-        tab.wait_for_selector(selector, state="attached", timeout=30_000)
-        return tab
-
-    yield open_
-    for context in contexts:
-        context.close()
 
 
 # --- /kernel: the online softmax's numbers -----------------------------------------------------
@@ -181,7 +157,7 @@ def _kinds(frames):
     return kinds
 
 
-def test_the_css_that_relabels_the_top_bar_comes_before_the_top_bar(browser):  # noqa: F811
+def test_the_css_that_relabels_the_top_bar_comes_before_the_top_bar(browser):
     """A first visit's messages bring the app's CSS (which hides Streamlit's English "3 more" and
     draws 更多) before the navigation that draws the top bar: after it, a 1024-px window showed
     "3 more" for 3.4-6.3 s in the Chinese interface; before it, 0.05-0.3 s (the browser still

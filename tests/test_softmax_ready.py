@@ -7,7 +7,7 @@ from urllib.parse import parse_qs, urlparse
 
 import numpy as np
 import pytest
-from browser_support import count_runs, launch, overlapping, require_browser, streamlit_server
+from browser_support import count_runs, overlapping
 from browser_support import wait_idle as wait_run
 from conftest import open_app
 
@@ -118,17 +118,6 @@ SCREENS = {  # name: (context options, query)
 }
 LIST = "[data-testid=stPopoverBody]:has(.st-key-softmax_basic)"
 IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
-
-
-@pytest.fixture(scope="module")
-def browser():
-    require_browser()
-    from playwright.sync_api import sync_playwright
-
-    with streamlit_server() as base, sync_playwright() as playwright:
-        chromium = launch(playwright)
-        yield base, chromium
-        chromium.close()
 
 
 def open_softmax(browser, screen, query):

@@ -75,6 +75,9 @@ def test_the_projector_keeps_the_lab_s_row_numbers_and_d_s_name_on_the_first_scr
     tab = opened("projector", f"?lang=zh&{RAW}", ".st-key-weights_heatmap .nsewdrag")
     table = tab.locator(".st-key-lab_row_numbers table").bounding_box()
     assert table is not None and table["y"] + table["height"] <= 720, table
+    # Plotly's toolbar, shown while the pointer is over a chart, covered its column title
+    tab.locator(".st-key-weights_heatmap .nsewdrag").first.hover()
+    assert not tab.locator(".st-key-weights_heatmap .modebar-container").is_visible()
     label = tab.locator(".st-key-lab_d [data-testid=stWidgetLabel]")
     box, field = label.bounding_box(), tab.locator(".st-key-lab_d input").bounding_box()
     assert label.is_visible() and "d" in label.inner_text()

@@ -418,3 +418,11 @@ def test_on_a_phone_the_step_slider_goes_under_the_play_buttons():
     side = laptop["layout"]["sliders"][0]
     assert side["x"] > 0 and side["y"] == laptop["layout"]["updatemenus"][0]["y"]
     assert -slider["y"] * plot_h + 60 <= phone["layout"]["margin"]["b"]  # its 60 px fit
+
+
+@pytest.mark.parametrize(("lang", "word", "other"), [("zh", "或", "or"), ("en", "or", "或")])
+def test_the_gradient_formula_speaks_the_page_s_language(lang, word, other):
+    """∂L/∂s divides by √d_k "or" 1: the word in the page's language (a Chinese page said "or")."""
+    at = open_app("train", lang=lang)
+    (formula,) = [text for text in markdown_texts(at) if r"\partial L" in text]
+    assert rf"\text{{{word}}}" in formula and rf"\text{{{other}}}" not in formula

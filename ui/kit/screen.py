@@ -37,6 +37,7 @@ RADIO_OFF = "[data-testid=stRadioOption]:has(input:not(:checked)) > div > div:fi
 PRESENT_CSS = (
     "html{font-size:18px} .stMainBlockContainer{max-width:100%;padding-top:2.6rem!important}"
     " .st-key-about,.stMain h1{display:none}"
+    " .modebar-container{display:none!important}"  # it covered a heatmap's column title
     " .stMainBlockContainer{padding-left:1.5rem;padding-right:1.5rem}"
     f" {SWITCH_OFF}{{background:transparent;box-shadow:0 0 0 2px currentColor}}"
     f" {SWITCH_OFF} > div{{background:currentColor}}"

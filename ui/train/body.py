@@ -190,7 +190,9 @@ def gradient_section(pair: TrainPair, lang: str) -> None:
     st.subheader(t("tr_grad_title", lang))
     st.latex(  # two lines: one is wider than a phone
         r"\begin{gathered} \frac{\partial L}{\partial s_{ij}} = "
-        r"\frac{w_{ij}\big(g_{ij} - \sum_k w_{ik}\, g_{ik}\big)}{\sqrt{d_k}\ \text{or}\ 1} \\"
+        r"\frac{w_{ij}\big(g_{ij} - \sum_k w_{ik}\, g_{ik}\big)}{\sqrt{d_k}\ \text{"
+        + t("tr_or", lang)
+        + r"}\ 1} \\"
         r" g_{ij} = \frac{\partial L}{\partial w_{ij}} \end{gathered}"
     )
     numbers = {

@@ -266,7 +266,8 @@ class Topology:
         except BaseException:
             self.close()
             raise
-        self._cookies: dict[str, str] = {}
+        self._cookies: dict[str, str] = {}  # probe → home, read with all up
+        self.homes = [self.cookie_for(i) for i in range(replicas)]
 
     @property
     def base(self) -> str:
@@ -279,6 +280,22 @@ class Topology:
         old.stop()
         self.replicas[index] = Replica(self.db_url, old.cpus, old.port)
         self.replicas[index].wait_healthy()
+        self.wait_routed(index)
+
+    def wait_routed(self, index: int, seconds: float = 30) -> None:
+        """Wait until nginx sends replica ``index``'s own browsers to it again: after a failure
+        nginx skips a server for its fail_timeout (10 s), so a revived replica's browsers would
+        meet the other replica meanwhile."""
+        assert self.nginx is not None
+        cookie = self.homes[index]
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            get(self.base + "/_stcore/health", cookie=cookie)
+            last = [entry for entry in self.nginx.log() if entry.affinity == cookie][-1:]
+            if last and self.replica_of(last[0].upstream) == index:
+                return
+            time.sleep(0.5)
+        raise RuntimeError(f"nginx did not send replica {index} its browsers within {seconds} s")
 
     def replica_of(self, upstream: str) -> int | None:
         """Which replica an nginx ``$upstream_addr`` names last (the one that answered)."""
@@ -294,7 +311,7 @@ class Topology:
         assert self.nginx is not None
         for n in range(tries):
             value = f"probe{n}"
-            if value not in self._cookies:
+            if value not in self._cookies and all(r.alive() for r in self.replicas):
                 get(self.base + "/_stcore/health", cookie=value)
                 for entry in self.nginx.log():
                     if entry.affinity == value:

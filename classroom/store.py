@@ -16,7 +16,9 @@ Errors carry a sentence a student understands:
 
 SQLite runs in WAL mode with ``synchronous=FULL`` and a busy timeout; its writing transactions
 begin with ``BEGIN IMMEDIATE`` so concurrent writers queue instead of failing. PostgreSQL gets a
-bounded pool per process and connect and statement timeouts, so nothing waits past ~2 s.
+bounded pool per process and statement timeouts; every call's waits for it (connecting too)
+end within BUDGET, and for RETRY_AFTER after a call found it down, calls say Unavailable at once,
+so no page waits on the database past its 1-s budget.
 """
 
 import csv
@@ -72,6 +74,8 @@ PACE = 0.5  # seconds: answers closer than this from one student are delayed
 TIMEOUT = 2.0  # seconds: connecting, waiting for a pooled connection, SQLite's busy wait
 STATEMENT_TIMEOUT_MS = 1000  # PostgreSQL: no statement runs longer
 DEADLINE = 1.5  # s: the client gives up on any wait for PostgreSQL (its own timeout comes first)
+BUDGET = 0.75  # s: all of one call's waits for PostgreSQL, connecting too (+0.1 s: psycopg wakes)
+RETRY_AFTER = 1.0  # s: after a call found PostgreSQL down, calls say Unavailable at once
 KEY_BYTES = 18  # 144 bits for teacher keys and student tokens
 UNAVAILABLE = "The class database is not answering, so this is not saved yet: try again."
 CSV_COLUMNS = ("nickname", "question", "answer", "right", "time")
@@ -224,6 +228,27 @@ def _postgres_engine(url: URL, timeout: float) -> Engine:
     )
 
 
+_call = threading.local()  # this thread's store call: when its waits for PostgreSQL must end
+
+
+@contextmanager
+def _budget(seconds: float) -> Iterator[None]:
+    """One store call's deadline for all its waits on PostgreSQL (an inner call keeps it)."""
+    outer = getattr(_call, "deadline", None)
+    if outer is None:
+        _call.deadline = time.monotonic() + seconds
+    try:
+        yield
+    finally:
+        _call.deadline = outer
+
+
+def _left(cap: float) -> float:
+    """Seconds this thread's call may still wait for the server, at most ``cap``."""
+    deadline = getattr(_call, "deadline", None)
+    return cap if deadline is None else max(0.01, min(cap, deadline - time.monotonic()))
+
+
 class DeadlineConnection(psycopg.Connection[Any]):
     """A psycopg connection whose every wait for the server ends within DEADLINE seconds: the
     server's statement_timeout cannot end a wait on a database that accepts connections but
@@ -232,10 +257,27 @@ class DeadlineConnection(psycopg.Connection[Any]):
 
     def wait(self, gen: Any, interval: float = 0.1, timeout: float | None = None) -> Any:
         try:
-            return super().wait(gen, interval, DEADLINE if timeout is None else timeout)
+            return super().wait(gen, interval, _left(DEADLINE) if timeout is None else timeout)
         except psycopg.errors._WaitTimeout as error:  # psycopg's own wait timeout
             self.close()  # mid-protocol: never reused
-            raise psycopg.OperationalError(f"no answer within {DEADLINE} s") from error
+            raise psycopg.OperationalError("no answer within the deadline") from error
+
+    @classmethod
+    def _connect_gen(cls, conninfo: str = "") -> Any:
+        """psycopg's connecting steps, given up when the call's deadline passes: libpq's
+        connect_timeout is at least 2 s, past a page's budget. psycopg wakes this every 0.1 s."""
+        steps = super()._connect_gen(conninfo)
+        ends = time.monotonic() + _left(DEADLINE)
+        try:
+            waiting = next(steps)
+            while True:
+                ready = yield waiting
+                if time.monotonic() > ends:
+                    steps.close()
+                    raise psycopg.errors.ConnectionTimeout("no connection within the deadline")
+                waiting = steps.send(ready)
+        except StopIteration as done:
+            return done.value
 
 
 def _deadline_connections(engine: Engine) -> Engine:
@@ -311,6 +353,7 @@ class Store:
         self._insert = pg_insert if self._engine.dialect.name == "postgresql" else sqlite_insert
         self._schema_lock = threading.Lock()
         self._ready = False
+        self._down_until = -math.inf  # by self._clock: PostgreSQL was found down until then
         with suppress(Unavailable):
             self._ensure_schema()
 
@@ -323,18 +366,23 @@ class Store:
     @contextmanager
     def _transaction(self, write: bool, ensure: bool = True) -> Iterator[Connection]:
         """One transaction, committed when the block ends; database outages become Unavailable."""
-        if ensure:
-            self._ensure_schema()
-        try:
-            with self._engine.connect() as conn:
-                conn = conn.execution_options(classroom_write=write)
-                with conn.begin():
-                    yield conn
-        except sa_exc.SQLAlchemyError as error:
-            if _is_down(error):
+        if self._clock() < self._down_until:
+            raise Unavailable()  # found down a moment ago: the page does not wait again
+        with _budget(BUDGET):
+            if ensure:
+                self._ensure_schema()
+            try:
+                with self._engine.connect() as conn:
+                    conn = conn.execution_options(classroom_write=write)
+                    with conn.begin():
+                        yield conn
+            except sa_exc.SQLAlchemyError as error:
+                if not _is_down(error):
+                    raise
                 self._ready = False  # check the tables again when it is back (a new file?)
+                if self._engine.dialect.name == "postgresql":  # SQLite's lock is contention
+                    self._down_until = self._clock() + RETRY_AFTER
                 raise Unavailable() from error
-            raise
 
     def _ensure_schema(self) -> None:
         """Create or upgrade the tables once per Store (a lost race to another replica retried)."""

@@ -257,6 +257,7 @@ class Window:
         from bench.replicas import COOKIE
 
         size = {"width": 390, "height": 844} if phone else {"width": 1280, "height": 720}
+        self.base = base
         self.context = browser.new_context(viewport=size, locale="en-US")
         self.context.add_cookies([{"name": COOKIE, "value": cookie, "url": base}])
         self.page = self.context.new_page()
@@ -292,3 +293,50 @@ class Window:
     def close(self) -> None:
         with contextlib.suppress(Exception):
             self.context.close()
+
+
+@contextlib.contextmanager
+def windows_on(cluster: Cluster, victim: int) -> Iterator[Any]:
+    """Chromium, and ``open(replica, phone=True)`` for windows pinned to a replica; afterwards,
+    whatever the test did, every window is closed and replica ``victim`` is alive again."""
+    from browser_support import launch, require_browser
+    from playwright.sync_api import sync_playwright
+
+    require_browser()
+    topology, windows = cluster.topology, []
+
+    def open_window(replica: int, phone: bool = True) -> Window:
+        windows.append(Window(browser, cluster.base, topology.cookie_for(replica), phone))
+        return windows[-1]
+
+    try:
+        with sync_playwright() as playwright:
+            browser = launch(playwright)
+            yield open_window
+            browser.close()
+    finally:
+        for window in windows:
+            window.close()
+        if not topology.replicas[victim].alive():
+            topology.revive(victim)
+
+
+def start_class(teacher: Window) -> str:
+    """The teacher's window starts a class; its room code."""
+    teacher.page.goto(f"{teacher.base}/classroom?lang=en")
+    teacher.page.locator(".st-key-classroom_start button").click()
+    link = teacher.text("[data-testid=stCode]", "?room=", 30)
+    found = re.search(r"\?room=([A-Z0-9]+)", link)
+    assert found, link
+    return found.group(1)
+
+
+def join_class(phone: Window, code: str) -> tuple[str, str]:
+    """A phone's window joins class ``code``: its nickname and token."""
+    phone.page.goto(f"{phone.base}/classroom?room={code}&lang=en")
+    phone.page.locator(".st-key-classroom_join button").click()
+    phone.page.wait_for_url(re.compile(r"me="), timeout=30_000)
+    name = phone.text("p.safe", "You are:").split(":", 1)[1].strip()
+    token = re.search(r"me=([^&]+)", phone.page.url)
+    assert token, phone.page.url
+    return name, token.group(1)

@@ -825,70 +825,70 @@ def test_a_locked_sqlite_database_is_unavailable_then_recovers(tmp_path, clock):
     store.dispose()
 
 
-def test_postgres_gone_is_unavailable_within_seconds_and_the_store_recovers(postgres, clock):
-    """The server's connections reset, then new ones hang, then it is back: Unavailable within
-    a page's 1-s budget each time, and the same Store works again without a restart."""
+@pytest.fixture
+def behind_proxy(postgres, clock):
+    """A Store that reaches PostgreSQL through a proxy the test controls; a room, a student and
+    an open question in it."""
     proxy, url = proxied(postgres)
     store = Store(url, clock=clock, sleeper=clock.sleep)
     try:
         room = store.create_room()
         student = store.join(room.code)
         ask(store, room)
-        proxy.stop()
-        for hanging in (False, True):
-            proxy.hanging = hanging
-            if hanging:
-                proxy.start()
-            started = time.monotonic()
-            with pytest.raises(Unavailable):
-                store.answer(room.code, student.token, "0.66")
-            assert time.monotonic() - started < 1.0
-            clock.sleep(store_module.RETRY_AFTER)
-            proxy.stop()
-        proxy.hanging = False
-        proxy.start()
-        assert store.answer(room.code, student.token, "0.66") == "0.65–0.7"
-        assert teacher(store, room, "tally").answered == 1
+        yield proxy, store, room, student
     finally:
         store.dispose()
         proxy.stop()
+
+
+def test_postgres_gone_is_unavailable_within_seconds_and_the_store_recovers(behind_proxy, clock):
+    """The server's connections reset, then new ones hang, then it is back: Unavailable within
+    a page's 1-s budget each time, and the same Store works again without a restart."""
+    proxy, store, room, student = behind_proxy
+    proxy.stop()
+    for hanging in (False, True):
+        proxy.hanging = hanging
+        if hanging:
+            proxy.start()
+        started = time.monotonic()
+        with pytest.raises(Unavailable):
+            store.answer(room.code, student.token, "0.66")
+        assert time.monotonic() - started < 1.0
+        clock.sleep(store_module.RETRY_AFTER)
+        proxy.stop()
+    proxy.hanging = False
+    proxy.start()
+    assert store.answer(room.code, student.token, "0.66") == "0.65–0.7"
+    assert teacher(store, room, "tally").answered == 1
 
 
 def test_a_server_that_stops_answering_an_open_connection_is_unavailable_in_seconds(
-    postgres, clock
+    behind_proxy, clock
 ):
     """The pooled connections' server reads and never answers: no reset, no refusal, and its
     keepalives acknowledged, so only the client's own deadline ends the wait. Unavailable within
-    a few seconds (never a hang), and the store works again once the server answers."""
-    proxy, url = proxied(postgres)
-    store = Store(url, clock=clock, sleeper=clock.sleep)
-    try:
-        room = store.create_room()
-        student = store.join(room.code)
-        ask(store, room)
-        proxy.muted = True
-        outcome: list[object] = []
+    a page's 1-s budget (never a hang), and the store works again once the server answers."""
+    proxy, store, room, student = behind_proxy
+    proxy.muted = True
+    outcome: list[object] = []
 
-        def answer() -> None:
-            try:
-                outcome.append(store.answer(room.code, student.token, "0.66"))
-            except Exception as error:  # what the call raised is the result
-                outcome.append(error)
+    def answer() -> None:
+        try:
+            outcome.append(store.answer(room.code, student.token, "0.66"))
+        except Exception as error:  # what the call raised is the result
+            outcome.append(error)
 
-        started = time.monotonic()
-        worker = threading.Thread(target=answer, daemon=True)
-        worker.start()
-        worker.join(timeout=15)  # a hang fails here, not the whole suite
-        elapsed = time.monotonic() - started
-        assert outcome and isinstance(outcome[0], Unavailable), (outcome, elapsed)
-        assert elapsed < 1.0, elapsed  # the ping's wait and the pool's fresh try, together
-        proxy.muted = False
-        clock.sleep(store_module.RETRY_AFTER)
-        assert store.answer(room.code, student.token, "0.66") == "0.65–0.7"
-        assert teacher(store, room, "tally").answered == 1
-    finally:
-        store.dispose()
-        proxy.stop()
+    started = time.monotonic()
+    worker = threading.Thread(target=answer, daemon=True)
+    worker.start()
+    worker.join(timeout=15)  # a hang fails here, not the whole suite
+    elapsed = time.monotonic() - started
+    assert outcome and isinstance(outcome[0], Unavailable), (outcome, elapsed)
+    assert elapsed < 1.0, elapsed  # the ping's wait and the pool's fresh try, together
+    proxy.muted = False
+    clock.sleep(store_module.RETRY_AFTER)
+    assert store.answer(room.code, student.token, "0.66") == "0.65–0.7"
+    assert teacher(store, room, "tally").answered == 1
 
 
 def test_a_store_made_while_the_database_is_down_starts_working_when_it_is_up(postgres, clock):

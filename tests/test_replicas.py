@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 import replica_support
 from conftest import ROOT
-from replica_support import Window, count_rows, read_compose
+from replica_support import count_rows, join_class, read_compose, start_class, windows_on
 
 from bench.replicas import (
     COMPOSE,
@@ -325,74 +325,44 @@ def test_a_replica_dies_mid_question_and_its_phones_carry_on(cluster):
     """A teacher window and three phone windows; two phones are on the replica that is killed
     (SIGKILL) while they answer. Chromium reconnects them through nginx to the other replica:
     the same students (token, nickname), their acknowledged answers still counted."""
-    from browser_support import launch, require_browser
-    from playwright.sync_api import sync_playwright
-
-    require_browser()
-    topology = cluster.topology
     victim, survivor = 0, 1
-    base = cluster.base
-    windows = []
-    try:
-        with sync_playwright() as playwright:
-            browser = launch(playwright)
-            teacher = Window(browser, base, topology.cookie_for(survivor), phone=False)
-            windows.append(teacher)
-            teacher.page.goto(f"{base}/classroom?lang=en")
-            teacher.page.locator(".st-key-classroom_start button").click()
-            link = teacher.text("[data-testid=stCode]", "?room=", 30)
-            code = re.search(r"\?room=([A-Z0-9]+)", link).group(1)
-            phones = [
-                Window(browser, base, topology.cookie_for(where))
-                for where in (victim, victim, survivor)
-            ]
-            windows += phones
-            names, tokens = [], []
-            for phone in phones:
-                phone.page.goto(f"{base}/classroom?room={code}&lang=en")
-                phone.page.locator(".st-key-classroom_join button").click()
-                phone.page.wait_for_url(re.compile(r"me="), timeout=30_000)
-                names.append(phone.text("p.safe", "You are:").split(":", 1)[1].strip())
-                tokens.append(re.search(r"me=([^&]+)", phone.page.url).group(1))
-            teacher.page.locator(".st-key-classroom_ask button").click()
+    with windows_on(cluster, victim) as open_window:
+        teacher = open_window(survivor, phone=False)
+        code = start_class(teacher)
+        phones = [open_window(where) for where in (victim, victim, survivor)]
+        names, tokens = zip(*(join_class(phone, code) for phone in phones), strict=True)
+        teacher.page.locator(".st-key-classroom_ask button").click()
 
-            def tap(phone, option, wait=True):
-                button = phone.page.locator(f".st-key-classroom_pick_1_{option} button")
-                button.wait_for(timeout=15_000)
-                label = button.inner_text().strip()
-                button.click()
-                if wait:
-                    phone.text("p.safe", f"Your answer: {label}")
-                    phone.page.get_by_text("Received and saved").wait_for(timeout=15_000)
-                return label
+        def tap(phone, option, wait=True):
+            button = phone.page.locator(f".st-key-classroom_pick_1_{option} button")
+            button.wait_for(timeout=15_000)
+            label = button.inner_text().strip()
+            button.click()
+            if wait:
+                phone.text("p.safe", f"Your answer: {label}")
+                phone.page.get_by_text("Received and saved").wait_for(timeout=15_000)
+            return label
 
-            first = [tap(phone, 0) for phone in phones]
-            sockets = [len(phone.sockets) for phone in phones]
-            second = [tap(phone, 1, wait=False) for phone in phones[:2]]  # mid-answer …
-            topology.replicas[victim].kill()  # … the replica dies
-            for phone, before in zip(phones[:2], sockets[:2], strict=True):
-                phone.wait_reconnected(before)
-            held = answers_in_db(cluster.db_url)
-            kept = [held[(code, name, 1)] for name in names[:2]]
-            print(f"killed mid-answer: sent {second}, kept {kept}, acknowledged before {first[:2]}")
-            for i, phone in enumerate(phones):
-                shown = phone.text("p.safe", "You are:").split(":", 1)[1].strip()
-                assert shown == names[i], "the same student after the reconnection"
-                assert re.search(r"me=([^&]+)", phone.page.url).group(1) == tokens[i]
-                value = held[(code, names[i], 1)]
-                assert value in (first[i], *(second[i : i + 1] if i < 2 else ())), value
-                phone.text("p.safe", f"Your answer: {value}")  # what the database holds
-                assert phone.page.locator("[data-testid=stException]").count() == 0
-            third = [tap(phone, 2) for phone in phones]  # and they answer on
-            count = teacher.text("h2", "Answered 3 of 3", 15)
-            assert count
-            assert teacher.page.locator("[data-testid=stException]").count() == 0
-            browser.close()
-    finally:
-        for window in windows:
-            window.close()
-        if not topology.replicas[victim].alive():
-            topology.revive(victim)
+        first = [tap(phone, 0) for phone in phones]
+        sockets = [len(phone.sockets) for phone in phones]
+        second = [tap(phone, 1, wait=False) for phone in phones[:2]]  # mid-answer …
+        cluster.topology.replicas[victim].kill()  # … the replica dies
+        for phone, before in zip(phones[:2], sockets[:2], strict=True):
+            phone.wait_reconnected(before)
+        held = answers_in_db(cluster.db_url)
+        kept = [held[(code, name, 1)] for name in names[:2]]
+        print(f"killed mid-answer: sent {second}, kept {kept}, acknowledged before {first[:2]}")
+        for i, phone in enumerate(phones):
+            shown = phone.text("p.safe", "You are:").split(":", 1)[1].strip()
+            assert shown == names[i], "the same student after the reconnection"
+            assert re.search(r"me=([^&]+)", phone.page.url).group(1) == tokens[i]
+            value = held[(code, names[i], 1)]
+            assert value in (first[i], *(second[i : i + 1] if i < 2 else ())), value
+            phone.text("p.safe", f"Your answer: {value}")  # what the database holds
+            assert phone.page.locator("[data-testid=stException]").count() == 0
+        third = [tap(phone, 2) for phone in phones]  # and they answer on
+        assert teacher.text("h2", "Answered 3 of 3", 15)
+        assert teacher.page.locator("[data-testid=stException]").count() == 0
     held = answers_in_db(cluster.db_url)
     assert [held[(code, name, 1)] for name in names] == third
 
@@ -403,39 +373,19 @@ def test_the_teacher_s_projector_teaches_on_after_its_replica_dies(cluster):
     the other replica as a new session, which meets the class's join link; the tab hands back
     the key it kept (sessionStorage), so the projector teaches on: the same question, its count,
     and its buttons. A phone's tab, which never held the key, stays a student."""
-    from browser_support import launch, require_browser
-    from playwright.sync_api import sync_playwright
-
-    require_browser()
-    topology = cluster.topology
     victim, survivor = 0, 1
-    base, windows = cluster.base, []
-    try:
-        with sync_playwright() as playwright:
-            browser = launch(playwright)
-            teacher = Window(browser, base, topology.cookie_for(victim), phone=False)
-            phone = Window(browser, base, topology.cookie_for(survivor))
-            windows += [teacher, phone]
-            teacher.page.goto(f"{base}/classroom?lang=en")
-            teacher.page.locator(".st-key-classroom_start button").click()
-            link = teacher.text("[data-testid=stCode]", "?room=", 30)
-            code = re.search(r"\?room=([A-Z0-9]+)", link).group(1)
-            phone.page.goto(f"{base}/classroom?room={code}&lang=en")
-            phone.page.locator(".st-key-classroom_join button").click()
-            phone.page.wait_for_url(re.compile(r"me="), timeout=30_000)
-            teacher.page.locator(".st-key-classroom_ask button").click()
-            teacher.text("h2", "Answered 0 of 1", 15)
-            before = len(teacher.sockets)
-            topology.replicas[victim].kill()
-            teacher.wait_reconnected(before, seconds=45)
-            phone.page.locator(".st-key-classroom_pick_1_0 button").click()
-            assert teacher.text("h2", "Answered 1 of 1", 30)  # the teacher's view, counting
-            assert teacher.page.locator(".st-key-classroom_join").count() == 0
-            assert phone.page.locator(".st-key-classroom_ask").count() == 0
-            assert teacher.page.locator("[data-testid=stException]").count() == 0
-            browser.close()
-    finally:
-        for window in windows:
-            window.close()
-        if not topology.replicas[victim].alive():
-            topology.revive(victim)
+    with windows_on(cluster, victim) as open_window:
+        teacher = open_window(victim, phone=False)
+        phone = open_window(survivor)
+        code = start_class(teacher)
+        join_class(phone, code)
+        teacher.page.locator(".st-key-classroom_ask button").click()
+        teacher.text("h2", "Answered 0 of 1", 15)
+        before = len(teacher.sockets)
+        cluster.topology.replicas[victim].kill()
+        teacher.wait_reconnected(before, seconds=45)
+        phone.page.locator(".st-key-classroom_pick_1_0 button").click()
+        assert teacher.text("h2", "Answered 1 of 1", 30)  # the teacher's view, counting
+        assert teacher.page.locator(".st-key-classroom_join").count() == 0
+        assert phone.page.locator(".st-key-classroom_ask").count() == 0
+        assert teacher.page.locator("[data-testid=stException]").count() == 0

@@ -8,6 +8,7 @@ import pytest
 from conftest import chart_keys, decode, figure, markdown_texts, open_app
 from numpy.testing import assert_allclose
 
+from ui.quiz.body import DECIMALS
 from ui.softmax.presets import PRESETS
 from viz_core import ONE_HOT, make_qkv, make_quiz, softmax
 
@@ -405,7 +406,7 @@ def test_a_first_visit_spreads_its_work_over_script_runs_and_ends_in_the_result(
     at = open_app("scaling", lang="en", d="2048", distribution="x", section="variance")
     params = body.ScalingParams(d=2048, distribution="normal")
     calls = body.page_calls(params)
-    assert len(runs) == len(calls) == len(body.EXPERIMENT_DS) + 2
+    assert len(runs) == len(calls) == len(body.EXPERIMENT_DS) + 2 + len(body.PRESETS)
     assert all(call.kept(**kwargs) for call, kwargs in calls)
     assert any("`distribution`" in text for text in notes(at))  # carried through the reruns
     expected = dot_product_variance(samples=body.SAMPLES, distribution="normal")
@@ -544,7 +545,10 @@ def test_a_count_takes_a_whole_number():
     kinds = [question.kind for question in make_quiz(5)]
     for number, kind in enumerate(kinds, start=1):
         box = at.number_input(key=f"quiz_answer_5_{number}")
-        expected = ("%d", 1.0, "INT") if kind == "causal_count" else ("%.4f", 0.01, "FLOAT")
+        decimals = DECIMALS.get(kind, 4)  # a question that asks for 3 decimals takes 3
+        expected = (
+            ("%d", 1.0, "INT") if kind == "causal_count" else (f"%.{decimals}f", 0.01, "FLOAT")
+        )
         data_type = box.proto.DataType.Name(box.proto.data_type)
         assert (box.proto.format, box.proto.step, data_type) == expected, kind
 

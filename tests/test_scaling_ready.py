@@ -1,6 +1,9 @@
 """/scaling ready for a lesson (issue 37): one section at a time, picked like /kernel's and kept in
 the link; each section's figure on the first screen of a phone, two laptops and a projector; the
-histogram's x axes end where its samples end, at every d; the formulas fit a phone's width."""
+histogram's x axes fixed across the presets (so the unscaled panel widens with d and the scaled one
+stays put), ending where the farthest sample ends, its measured std in large type and its ticks
+legible on a projector; the saturation section's answer for training on a projector's first
+screen; the formulas fit a phone's width."""
 
 import math
 
@@ -17,8 +20,9 @@ from test_screens import MEASURE, SCREENS, crowded
 
 from ui.kit.typography import LAPTOP, PHONE, PROJECTOR
 from ui.scaling import figures
-from ui.scaling.body import SAMPLES
+from ui.scaling.body import PRESETS, SAMPLES
 from ui.scaling.settings import SECTIONS
+from ui.train.compute import need_parts, sentences_text
 from viz_core import D_MAX, D_MIN, sample_dot_products
 
 # Each section's charts, its main one first (the one a first screen must show).
@@ -131,12 +135,54 @@ def test_the_axis_rule_holds_at_every_d_the_page_allows():
         assert_ends_at_the_samples(x_range, values, math.sqrt(d))
 
 
-def test_the_page_s_histogram_has_its_range_from_its_samples():
-    at = open_app("scaling", lang="en", d="1536")
-    spec = figure(at, "dot_histogram")
-    raw, scaled = (decode(trace["x"]) for trace in spec["data"])
-    assert_ends_at_the_samples(spec["layout"]["xaxis"]["range"], raw, math.sqrt(1536))
-    assert_ends_at_the_samples(spec["layout"]["xaxis2"]["range"], scaled, 1.0)
+def preset_samples(distribution="normal"):
+    """The presets' samples as the page draws them, raw and ÷√d, each all presets' together."""
+    drawn = [(sample_dot_products(d, SAMPLES, distribution, seed=d), d) for d in PRESETS]
+    raw = np.concatenate([dots.astype(np.float32) for dots, _ in drawn])
+    scaled = np.concatenate([(dots / math.sqrt(d)).astype(np.float32) for dots, d in drawn])
+    return raw, scaled
+
+
+@pytest.mark.parametrize("distribution", ["normal", "uniform"])
+def test_the_page_s_histogram_axes_are_one_range_across_the_presets(distribution):
+    """At every preset d each panel has the same x range: it holds every preset's samples and
+    ends within 5 % of the farthest of them (the presets' samples drawn here)."""
+    raw, scaled = preset_samples(distribution)
+    ranges = []
+    for d in PRESETS:
+        spec = figure(
+            open_app("scaling", lang="en", d=str(d), distribution=distribution), "dot_histogram"
+        )
+        ranges.append((spec["layout"]["xaxis"]["range"], spec["layout"]["xaxis2"]["range"]))
+    assert all(r == ranges[0] for r in ranges), ranges
+    raw_range, scaled_range = ranges[0]
+    assert_ends_at_the_samples(raw_range, raw, math.sqrt(PRESETS[-1]) * entry_std(distribution))
+    assert_ends_at_the_samples(scaled_range, scaled, entry_std(distribution))
+
+
+@pytest.mark.parametrize("d", [D_MIN, 3, 100, D_MAX])
+def test_another_d_s_axes_hold_its_samples_and_the_presets_range(d):
+    """Off the presets the axes reach at least as far as the presets' and farther only where
+    this d's samples do (d = 1 and 3: heavy tails ÷√d; D_MAX: a wider raw spread)."""
+    raw, scaled = preset_samples()
+    spec = figure(open_app("scaling", lang="en", d=str(d)), "dot_histogram")
+    dots = sample_dot_products(d, SAMPLES, "normal", seed=d)
+    here = (dots.astype(np.float32), (dots / math.sqrt(d)).astype(np.float32))
+    for axis, presets, values in zip(("xaxis", "xaxis2"), (raw, scaled), here, strict=True):
+        x_range = spec["layout"][axis]["range"]
+        assert x_range[1] >= np.abs(presets).max() and x_range[1] >= np.abs(values).max()
+        reach = max(np.abs(presets).max(), np.abs(values).max())
+        assert x_range[1] - x_range[0] <= 2 * reach * 1.05, (axis, x_range, reach)
+
+
+def test_each_panel_s_title_gives_its_measured_std():
+    """The panels' titles: the std of the samples drawn under them, computed here with numpy
+    from the figure's own samples, as the sentence under the figure gives it."""
+    spec = figure(open_app("scaling", lang="en", d="6144"), "dot_histogram")
+    titles = [a["text"] for a in spec["layout"]["annotations"][:2]]
+    dots = sample_dot_products(6144, SAMPLES, "normal", seed=6144)
+    for title, values in zip(titles, (dots, dots / math.sqrt(6144)), strict=True):
+        assert f"std {np.std(values):.3g}</b>" in title, title
 
 
 # --- real screens (Chromium) -----------------------------------------------------------------
@@ -210,14 +256,87 @@ AXES = """() => { const plot = document.querySelector('.st-key-dot_histogram .js
 @pytest.mark.browser
 @pytest.mark.parametrize("d", [64, 1536, 8192])
 def test_a_phone_s_histogram_axes_end_where_the_samples_end(browser, d):
-    """On a phone the drawn axes (Plotly's, after every note is placed) end at the samples:
-    the unscaled one once ran to 300 at d = 1,536, where the samples end near 130."""
+    """On a phone the drawn axes (Plotly's, after every note is placed) end at the farthest
+    of the presets' samples and this d's: Plotly's own once ran to 300 at d = 1,536."""
     context, tab = opened(browser, "phone", f"lang=en&d={d}", "dot_histogram")
     try:
         raw_range, scaled_range = tab.evaluate(AXES)
+        raw, scaled = preset_samples()
         dots = sample_dot_products(d, SAMPLES, "normal", seed=d)
-        assert_ends_at_the_samples(raw_range, dots.astype(np.float32), math.sqrt(d))
-        scaled = (dots / math.sqrt(d)).astype(np.float32)
+        raw = np.concatenate([raw, dots.astype(np.float32)])
+        scaled = np.concatenate([scaled, (dots / math.sqrt(d)).astype(np.float32)])
+        assert_ends_at_the_samples(raw_range, raw, math.sqrt(d))
         assert_ends_at_the_samples(scaled_range, scaled, 1.0)
+    finally:
+        context.close()
+
+
+# What a projector shows of the histogram: each panel's drawn x range and its bars' extent in px,
+# the titles' text with the size of their std line, and the ticks' sizes.
+DRAWN = """() => {
+  const chart = '.st-key-dot_histogram ', plot = document.querySelector(chart + '.js-plotly-plot');
+  const spans = [...document.querySelectorAll(chart + 'g.trace.bars')].map(trace => {
+    const bars = [...trace.querySelectorAll('path')].map(p => p.getBoundingClientRect())
+      .filter(r => r.width > 0 && r.height > 0);
+    return Math.max(...bars.map(r => r.right)) - Math.min(...bars.map(r => r.left)); });
+  const titles = [...document.querySelectorAll(chart + 'g.annotation text')].slice(0, 2)
+    .map(text => { const std = [...text.querySelectorAll('tspan')]
+        .find(s => /std/.test(s.textContent) && !s.querySelector('tspan'));
+      return {text: text.textContent, size: parseFloat(getComputedStyle(std).fontSize)}; });
+  const ticks = [...document.querySelectorAll(chart + '.xtick text, ' + chart + '.ytick text')]
+    .map(t => parseFloat(getComputedStyle(t).fontSize));
+  return {ranges: [plot._fullLayout.xaxis.range, plot._fullLayout.xaxis2.range], spans, titles,
+          ticks, samples: Array.from(plot._fullData[0].x)}; }"""
+
+
+def drawn(browser, screen, d):
+    """The histogram at ``d`` as ``screen`` draws it (``DRAWN``)."""
+    context, tab = opened(browser, screen, f"lang=en&d={d}", "dot_histogram")
+    try:
+        return tab.evaluate(DRAWN)
+    finally:
+        context.close()
+
+
+@pytest.mark.browser
+def test_on_a_projector_the_unscaled_histogram_widens_and_the_scaled_stays_put(browser):
+    """From d = 64 to 6,144 (the presets) both axes keep one range; the unscaled bars then
+    spread over more than four times the width (√96 ≈ 9.8 times the std), the scaled bars over
+    about the same (within a factor 1.5: their farthest samples differ)."""
+    small, large = drawn(browser, "projector", 64), drawn(browser, "projector", 6144)
+    assert small["ranges"] == large["ranges"]
+    assert large["spans"][0] > 4 * small["spans"][0], (small["spans"], large["spans"])
+    assert 1 / 1.5 < large["spans"][1] / small["spans"][1] < 1.5, (small["spans"], large["spans"])
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("d", [64, 6144])
+def test_on_a_projector_the_measured_std_is_large_and_the_ticks_legible(browser, d):
+    """Each panel's title gives the std of the samples it draws, computed here by numpy from
+    the drawn samples, in type ≥ 24 px; every tick label is ≥ 16 px."""
+    found = drawn(browser, "projector", d)
+    samples = np.asarray(found["samples"], dtype=np.float64)
+    for title, values in zip(found["titles"], (samples, samples / math.sqrt(d)), strict=True):
+        assert title["text"].endswith(f"std {np.std(values):.3g}"), title
+        assert title["size"] >= 24, title
+    assert found["ticks"] and min(found["ticks"]) >= 16, found["ticks"]
+
+
+VERDICT = """(claims) => { const p = [...document.querySelectorAll('p.safe')]
+  .find(e => e.textContent === claims); return p && p.getBoundingClientRect().bottom; }"""
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_on_a_projector_the_training_answer_is_on_the_first_screen(browser, lang):
+    """The saturation section's computed answer on ÷√d in training (/train's and /model's
+    words): its sentence ends within a 1280 × 720 projector's first screen."""
+    claims, _ = need_parts(lang)
+    query = f"lang={lang}&section=saturation"
+    context, tab = opened(browser, "projector", query, "saturation_max")
+    try:
+        bottom = tab.evaluate(VERDICT, sentences_text(claims, lang))
+        screenshot(tab, f"scaling-projector-verdict-{lang}")
+        assert bottom is not None and bottom <= 720, bottom
     finally:
         context.close()

@@ -15,6 +15,9 @@ from viz_core import SEED_MAX, Question, make_quiz, softmax_breakdown
 
 ARTICLE_QUESTIONS = ("qz_a1", "qz_a2", "qz_a3")
 COUNTS = {"causal_count"}  # questions whose answer is a whole number
+# Questions whose prompt asks for so many decimals: their box and their answer show as many.
+DECIMALS = {"softmax_by_hand": 3}
+DIGITS = 4  # the other answers: significant digits shown, decimals the box takes
 
 
 def _new_quiz() -> None:
@@ -28,8 +31,20 @@ def _numbers(question: Question) -> dict[str, str]:
 
 
 def answer_text(question: Question) -> str:
-    """The answer, rounded as a student would write it."""
-    return f"{question.answer:.4g}" if question.kind != "causal_count" else f"{question.answer:.0f}"
+    """The answer, rounded as a student would write it: to the decimals its prompt asks for."""
+    if question.kind in COUNTS:
+        return f"{question.answer:.0f}"
+    if question.kind in DECIMALS:
+        return f"{question.answer:.{DECIMALS[question.kind]}f}"
+    return f"{question.answer:.{DIGITS}g}"
+
+
+def box_format(kind: str) -> tuple[str, str]:
+    """The answer box's format and placeholder: a count's whole, else the decimals asked for."""
+    if kind in COUNTS:
+        return "%d", "0"
+    decimals = DECIMALS.get(kind, DIGITS)
+    return f"%.{decimals}f", "0." + "0" * decimals
 
 
 @shared(max_mb=1)
@@ -39,7 +54,8 @@ def quiz(params: QuizParams) -> list[Question]:
 
 
 def render() -> None:
-    """Quiz number, the articles' questions, then the numeric questions with feedback."""
+    """The question set, the numeric questions with feedback and the score, then the articles'
+    questions."""
     lang = state.open_page("qz_title", "qz_intro", QuizParams)
     left, right = st.columns([2, 1], vertical_alignment="bottom")
     with left:
@@ -52,8 +68,7 @@ def render() -> None:
         icon=":material/casino:",
     )
     params = state.current(QuizParams)
-    article_questions(lang)
-    st.header(t("qz_numeric_title", lang))
+    st.header(t("qz_numeric_title", lang))  # first: a question to answer on the first screen
     questions = quiz(params)
     results = [
         ask(number, question, params.quiz_seed, lang)
@@ -62,6 +77,7 @@ def render() -> None:
     answered = [right for right in results if right is not None]
     score = {"right": sum(answered), "answered": len(answered), "total": len(questions)}
     st.subheader(t("qz_score" if answered else "qz_score_none", lang, **score))
+    article_questions(lang)
     state.close_page(params)
 
 
@@ -101,15 +117,18 @@ def ask(number: int, question: Question, seed: int, lang: str) -> bool | None:
     """One numeric question with its answer box and feedback: right, wrong, or None when not
     answered yet. A count takes a whole number."""
     numbers = _numbers(question)
-    safe_text(f"{number}. " + t(f"qz_{question.kind}", lang, **numbers), tag="h4")
-    whole = question.kind in COUNTS
+    decimals = DECIMALS.get(question.kind, DIGITS)
+    safe_text(
+        f"{number}. " + t(f"qz_{question.kind}", lang, **numbers, decimals=decimals), tag="h4"
+    )
+    box, placeholder = box_format(question.kind)
     answer = st.number_input(
         t("qz_answer_label", lang),
         key=f"quiz_answer_{seed}_{number}",
         value=None,
-        step=1 if whole else None,
-        format="%d" if whole else "%.4f",
-        placeholder="0" if whole else "0.0000",
+        step=1 if question.kind in COUNTS else None,
+        format=box,
+        placeholder=placeholder,
     )
     hint = t(f"qz_hint_{question.kind}", lang, **numbers)
     right = None if answer is None else question.is_correct(answer)

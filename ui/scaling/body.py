@@ -32,6 +32,8 @@ PRESETS = (64, 1536, 6144)
 
 # px: each figure fits a 1280 × 720 first screen below the picker and its section's title
 HISTOGRAM_HEIGHT, VARIANCE_HEIGHT, ANIMATION_HEIGHT = 340, 380, 380
+# px: the saturation panels leave the training answer's sentence under them on a projector's
+SATURATION_HEIGHT = 280
 
 
 # Seconds of computing per script run before the page reruns itself for the rest, so that a
@@ -76,14 +78,21 @@ def sharpening_rows(distribution: str) -> Sharpening:
 
 def page_calls(params: ScalingParams) -> list[Call]:
     """What the page computes, as cached calls: each d's samples for the variance experiment,
-    the saturation curves, and the histogram's samples (the sharpening rows are cheap)."""
+    the saturation curves, and the histogram's samples at the presets (its fixed x range) and at
+    this d (the sharpening rows are cheap)."""
     distribution = params.distribution
     draws = [
         (variance_dots, {"d": d, "distribution": distribution, "seed": seed})
         for seed, d in enumerate(EXPERIMENT_DS)
     ]
     saturation_call = (saturation_curves, {"distribution": distribution})
-    return [*draws, saturation_call, (dot_samples, {"d": params.d, "distribution": distribution})]
+    histograms = [(dot_samples, {"d": d, "distribution": distribution}) for d in PRESETS]
+    return [
+        *draws,
+        saturation_call,
+        *histograms,
+        (dot_samples, {"d": params.d, "distribution": distribution}),
+    ]
 
 
 def computed(params: ScalingParams, lang: str) -> None:
@@ -185,15 +194,25 @@ def histogram_section(params: ScalingParams, lang: str) -> None:
     }
     chart(
         "dot_histogram", figures.dot_histogram, dots, params.d, theory_std, lang=lang,
-        height=HISTOGRAM_HEIGHT,
+        reach=preset_reach(params.distribution), height=HISTOGRAM_HEIGHT,
     )  # fmt: skip
     safe_text(t("sc_histogram_why", lang, **numbers))
     st.caption(t("sc_article_table", lang))
 
 
+def preset_reach(distribution: str) -> tuple[float, float]:
+    """How far the presets' samples reach, raw and ÷√d (as the histogram draws them, float32):
+    the histogram's x axes at every d, so that going from one preset to another widens the raw
+    panel and leaves the scaled one as it was."""
+    samples = [(dot_samples(d, distribution), math.sqrt(d)) for d in PRESETS]
+    raw = max(float(np.abs(dots.astype(np.float32)).max()) for dots, _ in samples)
+    scaled = max(float(np.abs((dots / root).astype(np.float32)).max()) for dots, root in samples)
+    return raw, scaled
+
+
 def saturation_section(params: ScalingParams, lang: str) -> None:
-    """Max weight, entropy and the softmax gradient against d, with and without ÷√d; then why,
-    and the way to /train."""
+    """Max weight, entropy and the softmax gradient against d, with and without ÷√d; then what
+    it means for training, how the panels were measured, and the way to /train."""
     curves = saturation_curves(params.distribution)
     st.subheader(t("sc_saturation_title", lang))
     panels = [
@@ -205,10 +224,10 @@ def saturation_section(params: ScalingParams, lang: str) -> None:
         with column:
             chart(
                 f"saturation_{field}", figures.saturation_chart, curves, field,
-                title=t(title, lang), lang=lang, y_range=y_range,
+                title=t(title, lang), lang=lang, y_range=y_range, height=SATURATION_HEIGHT,
             )  # fmt: skip
+    training_answer(lang)  # first under the panels: on a projector's first screen with them
     st.caption(t("sc_saturation_why", lang, n=ROW_TOKENS, trials=TRIALS))
-    training_answer(lang)
     page_link("train", t("train_link", lang))
 
 

@@ -7,7 +7,7 @@ import numpy.typing as npt
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from ui.kit.figures import RAW_COLOUR, SCALED_COLOUR, lesson_layout, line_note
+from ui.kit.figures import FONT_SIZE, RAW_COLOUR, SCALED_COLOUR, lesson_layout, line_note
 from ui.kit.text import t
 from ui.kit.typography import LAPTOP, Screen
 from viz_core import Saturation, Sharpening, VarianceExperiment
@@ -70,42 +70,72 @@ def dot_histogram(
     d: int,
     theory_std: float,
     *,
+    reach: tuple[float, float] = (0.0, 0.0),
     lang: str,
     height: int = 360,
     screen: Screen = LAPTOP,
 ) -> go.Figure:
-    """q·k before and after ÷√d, with ± the theory's std marked on both (√d and 1 for normal
-    entries, √(d/9) and 1/3 for uniform ones), named in one note with the article's figure
-    under it for the normal case (on a phone under the panels: its narrow panel has no room for
-    it). Each x axis ends where its samples end (``binned``)."""
+    """q·k before and after ÷√d, each panel titled with its measured std in large type, with ±
+    the theory's std marked on both (√d and 1 for normal entries, √(d/9) and 1/3 for uniform
+    ones), named in one note with the article's figure under it for the normal case (on a
+    phone under the panels: its narrow panel has no room for it). ``reach``: how far each x
+    axis (raw, ÷√d) reaches at least, the same at every d, so that the raw panel widens as d
+    grows while the scaled one stays put; an axis reaches farther only where its samples do
+    (``binned``)."""
     sqrt_d = math.sqrt(d)
-    fig = make_subplots(
-        rows=1,
-        cols=2,
-        subplot_titles=[t("sc_raw", lang), t("sc_scaled", lang)],
-        horizontal_spacing=0.08,
-    )
     panels = [
-        (1, dots, theory_std, RAW_COLOUR),
-        (2, dots / sqrt_d, theory_std / sqrt_d, SCALED_COLOUR),
+        (dots, theory_std, RAW_COLOUR, "sc_raw"),
+        (dots / sqrt_d, theory_std / sqrt_d, SCALED_COLOUR, "sc_scaled"),
     ]
-    for col, values, std, colour in panels:
-        shown = values.astype(np.float32)
-        bins, x_range = binned(shown, std)
-        histogram = go.Histogram(x=shown, xbins=bins, marker_color=colour, showlegend=False)
-        fig.add_trace(histogram, row=1, col=col)
-        fig.update_xaxes(range=x_range, row=1, col=col)
-        for sign in (-1, 1):
-            fig.add_vline(x=sign * std, line={"color": "#111827", "dash": "dot"}, row=1, col=col)
+    big = round(screen.tick_font * BIG_NUMBER)
+    titles = [
+        _std_title(values, colour, t(name, lang), big, lang) for values, _, colour, name in panels
+    ]
+    fig = make_subplots(rows=1, cols=2, subplot_titles=titles, horizontal_spacing=0.08)
+    fig.update_annotations(font_size=big)  # the titles' line height: their large second line
+    for col, ((values, std, colour, _), fixed) in enumerate(zip(panels, reach, strict=True), 1):
+        _histogram_panel(fig, col, values, std, colour, fixed)
     where, margin_b = line_note(screen, -theory_std)  # on a phone, under the panels
     text, lines = _line_note_text(d, theory_std, lang)
-    fig.add_annotation(**where, showarrow=False, text=text)
+    fig.add_annotation(**where, showarrow=False, text=text, font_size=screen.text_font)
+    fig.update_xaxes(tickfont_size=screen.tick_font)
+    fig.update_yaxes(tickfont_size=screen.tick_font)
     fig.update_yaxes(title_text=t("sc_count", lang), row=1, col=1)
-    return lesson_layout(fig, height, bargap=0.02, margin_b=margin_b + NOTE_LINE * (lines - 1))
+    margin_t = round(2 * TITLE_LINE * big)  # two title lines, the second in large type
+    margin_b += NOTE_LINE * (lines - 1)
+    return lesson_layout(fig, height, bargap=0.02, margin_t=margin_t, margin_b=margin_b)
 
 
 NOTE_LINE = 20  # px a second line of the note takes (under a phone's panels)
 ARTICLE_COLOUR = "#b45309"
+BIG_NUMBER = 1.6  # a panel's measured std, in tick sizes: legible from the back of a room
+TITLE_LINE = 1.3  # Plotly's line height, in font sizes
+
+
+def _histogram_panel(
+    fig: go.Figure,
+    col: int,
+    values: npt.NDArray[np.float64],
+    std: float,
+    colour: str,
+    fixed: float,
+) -> None:
+    """One panel: the histogram of ``values`` with its x range (``binned``), and ±``std`` dotted."""
+    shown = values.astype(np.float32)
+    bins, x_range = binned(shown, std, fixed)
+    histogram = go.Histogram(x=shown, xbins=bins, marker_color=colour, showlegend=False)
+    fig.add_trace(histogram, row=1, col=col)
+    fig.update_xaxes(range=x_range, row=1, col=col)
+    for sign in (-1, 1):
+        fig.add_vline(x=sign * std, line={"color": "#111827", "dash": "dot"}, row=1, col=col)
+
+
+def _std_title(values: npt.NDArray[np.float64], colour: str, name: str, big: int, lang: str) -> str:
+    """A panel's title: its name in small type, and under it the std measured from
+    ``values`` in large type, in the panel's colour."""
+    std = t("sc_std_big", lang, std=f"{values.std():.3g}")
+    small = f'<span style="font-size:{round(big / BIG_NUMBER)}px">{name}</span>'
+    return f'{small}<br><span style="color:{colour}"><b>{std}</b></span>'
 
 
 def _line_note_text(d: int, theory_std: float, lang: str) -> tuple[str, int]:
@@ -125,47 +155,56 @@ def _line_note_text(d: int, theory_std: float, lang: str) -> tuple[str, int]:
 BINS = 50  # bars per panel
 
 
-def binned(values: npt.NDArray[np.float32], line: float) -> tuple[dict[str, float], list[float]]:
+def binned(
+    values: npt.NDArray[np.float32], line: float, fixed: float = 0.0
+) -> tuple[dict[str, float], list[float]]:
     """BINS bins across ± the farthest sample (or the ±``line`` marks, if farther out), and an
-    x range half a bin past them: the axis ends where the data ends, at every d. Plotly's own
-    range made room for the notes too (to 300 where the samples ended at 130)."""
+    x range to ± the farthest of those and ``fixed``, plus half a bin of that range: with
+    ``fixed`` 0 the axis ends where the data ends (Plotly's own range made room for the notes,
+    to 300 where the samples ended at 130); with one ``fixed`` for every d it stays put."""
     reach = max(float(np.abs(values).max()), line)
     size = 2 * reach * (1 + 1e-6) / BINS  # the last bin's edge just past the farthest sample
     bins = {"start": -reach, "end": -reach + BINS * size, "size": size}
-    return bins, [-reach - size / 2, reach + size / 2]
+    end = max(reach, fixed) * (1 + 1 / BINS)
+    return bins, [-end, end]
 
 
 def saturation_chart(
-    curve: Saturation, field: str, *, title: str, lang: str, y_range: list[float] | None = None
+    curve: Saturation,
+    field: str,
+    *,
+    title: str,
+    lang: str,
+    y_range: list[float] | None = None,
+    height: int = 320,
+    screen: Screen = LAPTOP,
 ) -> go.Figure:
     """One statistic of the softmax rows against d: unscaled (red) and scaled (blue)."""
     ds = list(curve.ds)
+    lines = [
+        ("raw", RAW_COLOUR, "circle", "trace_unscaled"),
+        ("scaled", SCALED_COLOUR, "diamond", "trace_scaled"),
+    ]
     fig = go.Figure(
         [
             go.Scatter(
-                x=ds,
-                y=getattr(curve, f"{field}_raw"),
-                mode="lines+markers",
-                line={"color": RAW_COLOUR},
-                name=t("trace_unscaled", lang),
-            ),
-            go.Scatter(
-                x=ds,
-                y=getattr(curve, f"{field}_scaled"),
-                mode="lines+markers",
-                line={"color": SCALED_COLOUR},
-                marker={"symbol": "diamond"},
-                name=t("trace_scaled", lang),
-            ),
+                x=ds, y=getattr(curve, f"{field}_{which}"), mode="lines+markers",
+                line={"color": colour}, marker={"symbol": symbol}, name=t(name, lang),
+            )
+            for which, colour, symbol, name in lines
         ]
-    )
+    )  # fmt: skip
+    ticks = {"size": screen.tick_font}
+    # the legend at the figure's foot, under the ticks and the axis title, each a line of text
+    legend = {"orientation": "h", "x": 0, "y": 0, "yref": "container", "yanchor": "bottom"}
     return lesson_layout(
         fig,
-        320,
-        title={"text": title, "font": {"size": 15}},
-        legend={"orientation": "h", "y": -0.3, "x": 0},
-        xaxis={"type": "log", "title": "d"},
-        yaxis={"range": y_range},
+        height,
+        title={"text": title, "font": {"size": screen.text_font}},
+        legend=legend | {"font": ticks},
+        xaxis={"type": "log", "title": "d", "tickfont": ticks},
+        yaxis={"range": y_range, "tickfont": ticks},
+        margin_b=round(TITLE_LINE * (2 * screen.tick_font + FONT_SIZE)),
     )
 
 

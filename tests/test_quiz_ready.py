@@ -1,0 +1,93 @@
+"""/quiz ready for a lesson (issue 37): the first question to answer, its text and its answer box,
+on the first screen of a projector, two laptops and a phone; a question that asks for so many
+decimals shows its answer, its box and its placeholder with as many; the seed's box says it picks
+a question set (not a question's number, which "题号" read as)."""
+
+import html
+import re
+
+import pytest
+from conftest import open_app
+
+from ui.quiz.settings import QuizParams
+from viz_core import make_quiz
+
+# The prompt's "3 decimals", in each language, and the answer in the feedback and behind "Show".
+ASKED = {"en": r"\((\d+) decimals\)", "zh": r"保留 (\d+) 位小数"}
+SHOWN = {
+    "en": (r"The answer is (-?[\d.]+)\.", r"Answer: (-?[\d.]+)\."),
+    "zh": (r"答案是 (-?[\d.]+)。", r"答案：(-?[\d.]+)。"),
+}
+
+
+def page_html(at):
+    """The text of every st.html element (questions, answers), unescaped."""
+    return [html.unescape(re.sub(r"<[^>]+>", "", e.proto.body)) for e in at.get("html")]
+
+
+def decimals(number):
+    """How many decimals a printed number has."""
+    return len(number.split(".")[1]) if "." in number else 0
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+@pytest.mark.parametrize("seed", [0, 3, 11])
+def test_a_question_gives_its_answer_with_the_decimals_it_asks_for(seed, lang):
+    """Question 1 asks for N decimals: the ✓ feedback, the answer behind "Show the answer",
+    the answer box's format and its placeholder all have N decimals."""
+    at = open_app("quiz", lang=lang, quiz_seed=str(seed))
+    prompt = next(text for text in page_html(at) if text.startswith("1. "))
+    asked = int(re.search(ASKED[lang], prompt).group(1))
+    question = make_quiz(seed)[0]
+    box = at.number_input(key=f"quiz_answer_{seed}_1")
+    assert (box.proto.format, box.proto.placeholder) == (f"%.{asked}f", "0." + "0" * asked)
+    box.set_value(round(question.answer, asked)).run()
+    feedback, behind = SHOWN[lang]
+    right = re.search(feedback, at.success[0].value).group(1)
+    shown = next(m.group(1) for text in page_html(at) if (m := re.search(behind, text)))
+    assert decimals(right) == decimals(shown) == asked, (right, shown, asked)
+    assert float(right) == pytest.approx(question.answer, abs=0.5 * 10**-asked)
+
+
+@pytest.mark.parametrize(
+    ("lang", "words"), [("zh", ("题组", "全班")), ("en", ("question set", "whole class"))]
+)
+def test_the_seed_box_says_it_picks_a_question_set(lang, words):
+    """Its label names a question set and what sharing it does (not "题号", "quiz number", which
+    read as a question's number), with a help that says more."""
+    box = open_app("quiz", lang=lang).number_input(key=QuizParams.widget_key("quiz_seed"))
+    label = box.label.lower()
+    assert all(word in label for word in words), label
+    assert "题号" not in label and "quiz number" not in label
+    assert box.help
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_the_questions_to_answer_come_before_the_articles_questions(lang):
+    """The numbered questions with their boxes first; the articles' three after the score."""
+    at = open_app("quiz", lang=lang)
+    texts = page_html(at)
+    first = next(i for i, text in enumerate(texts) if text.startswith("1. "))
+    article = next(i for i, text in enumerate(texts) if re.match(r"(Q1|题 1)", text))
+    assert first < article
+
+
+# The first question's heading and its answer box, as the window shows them.
+FIRST = """() => {
+  const box = document.querySelector('.st-key-quiz_answer_0_1').getBoundingClientRect();
+  const head = [...document.querySelectorAll('h4.safe')].find(h => h.textContent.startsWith('1. '))
+    .getBoundingClientRect();
+  return {head_top: head.top, head_bottom: head.bottom, box_bottom: box.bottom,
+          height: innerHeight}; }"""
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("lang", ["zh", "en"])
+@pytest.mark.parametrize("screen", ["projector", "laptop", "laptop-wide", "phone"])
+def test_the_first_question_and_its_box_are_on_the_first_screen(opened, screen, lang):
+    """At 1280 × 720 with ?present=true (and on the laptops and a phone) question 1's text and
+    its answer box are whole on the first screen, before any scrolling."""
+    tab = opened(screen, f"quiz?lang={lang}&quiz_seed=0", ".st-key-quiz_answer_0_1")
+    found = tab.evaluate(FIRST)
+    assert found["head_top"] >= 0 and found["head_bottom"] <= found["height"], found
+    assert found["box_bottom"] <= found["height"], found

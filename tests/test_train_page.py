@@ -29,11 +29,13 @@ def trace_y(at, key, trace):
 
 
 def verdict(at):
-    """The page's finding: the bold first sentence of its first framed paragraph."""
+    """The page's finding on its own run: the bold first sentence of the frame titled "What
+    this run shows" (the shipped sweeps' answer, bold too, comes before it)."""
     bodies = [element.proto.body for element in at.get("html")]
+    (title,) = [i for i, body in enumerate(bodies) if "What this run shows" in body]
     found = [
         body.split('<strong class="safe"')[1].split(">", 1)[1]
-        for body in bodies
+        for body in bodies[title:]
         if "<strong" in body
     ]
     return found[0].split("</strong>")[0].replace("&#x27;", "'")
@@ -236,7 +238,7 @@ def test_the_table_shows_the_numbers_that_explain_it():
     """Held-out accuracy, steps to 90 % and the initial score std of both runs, from the core:
     the unscaled std is about √d_k, the scaled one about 1."""
     at = open_app("train", lang="en", d="256", steps="60", seed="5")
-    table = at.dataframe[0].value.set_index("measured")
+    table = at.table[0].value.set_index("measured")
     for column, scale in [("÷√d_k", True), ("no ÷√d_k", False)]:
         run = train_head("previous", 256, scale, seed=5, steps=60, checkpoints=7)
         row = table[column]
@@ -271,7 +273,7 @@ def test_the_sweep_runs_on_request_and_shows_the_cores_numbers(monkeypatch):
     assert "sweep_steps" not in chart_keys(at) and not calls
     at.button(key="train_sweep").click().run()
     expected = steps_to_accuracy("max", "sgd", (16, 64, 256, 1024), (0, 1, 2), 0.9, 300, 10)
-    table = at.dataframe[1].value
+    table = at.dataframe[0].value
     assert table["d_k"].tolist() == [16, 64, 256, 1024]
     assert [parse_steps(c) for c in table["÷√d_k: steps per seed"]] == expected.scaled.tolist()
     assert [parse_steps(c) for c in table["no ÷√d_k: steps per seed"]] == expected.unscaled.tolist()

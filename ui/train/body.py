@@ -17,7 +17,7 @@ from ui.kit.text import t
 from ui.train import compute, figures
 from ui.train.compute import TrainPair, train_pair
 from ui.train.settings import D_PRESETS, TrainParams
-from viz_core import NEVER, Sweep, TrainRun
+from viz_core import NEVER, OPTIMIZERS, Sweep, TrainRun
 
 SWEEPS = state.Slot(
     "train", "sweeps", frozenset[tuple[str, str, int]]()
@@ -25,12 +25,16 @@ SWEEPS = state.Slot(
 # Streamlit fades what a running script has not sent again; the curve so far stays right while
 # the page reruns itself to train the next run, so it keeps its full colour.
 CURVES_CSS = ".st-key-loss_curves[data-stale=true]{opacity:1!important}"
+# The answer under the chart: its question and the answer close together, so that on a
+# projector both fit the first screen.
+ANSWER_CSS = (
+    ".st-key-need_answer{gap:.25rem;padding:.6rem 1rem} .st-key-need_answer strong{margin:0}"
+)
 # Seconds of the sweep per script run before the page reruns itself for the rest, so that no
 # script run passes 1 s (docs/performance.md, "Long computations in slices").
 SLICE = 0.3
 ONE_RUN = 0.0  # advance's budget that makes one call per script run: each run is drawn at once
 PROGRESS_EVERY = 0.1  # seconds between moves of a progress bar: a short run shows none
-TOOLBAR = 44  # px: the height of a table's toolbar, which a phone shows above the table
 
 
 def _ask_sweep(key: tuple[str, str, int]) -> None:
@@ -40,7 +44,7 @@ def _ask_sweep(key: tuple[str, str, int]) -> None:
 def render() -> None:
     """Controls beside the loss chart, then the numbers, gradients, attention and the sweep."""
     lang = state.open_page("tr_title", "tr_intro", TrainParams)
-    screen.page_css(state.present(), every=CURVES_CSS)
+    screen.page_css(state.present(), every=CURVES_CSS + ANSWER_CSS)
     left, right = st.columns([2, 3], gap="medium")
     with left:
         controls(lang)
@@ -48,6 +52,7 @@ def render() -> None:
     with right:
         pair = trained(params, lang)
         loss_chart([pair.scaled, pair.unscaled], params, lang)
+        answer_section(lang)
     numbers_section(pair, params, lang)
     need_section(lang)
     gradient_section(pair, lang)
@@ -107,14 +112,25 @@ def trained(params: TrainParams, lang: str) -> TrainPair:
     return train_pair(params)
 
 
-def callout(title: str, sentences: list[str], lang: str, below: Sequence[str] = ()) -> None:
+def callout(
+    title: str,
+    sentences: list[str],
+    lang: str,
+    below: Sequence[str] = (),
+    lead: int = 1,
+    key: str | None = None,
+) -> None:
     """Computed sentences in a frame, shown as text (never Markdown): the first one, the
-    finding, in bold on its own; the rest, the why, after it; then each of ``below`` (the
-    numbers behind it) on a line of its own, smaller."""
-    with st.container(border=True):
+    finding, in bold on its own, and the rest of its ``lead`` sentences each on its own; the
+    rest, the why, after them; then each of ``below`` (the numbers behind it) on a line of its
+    own, smaller."""
+    with st.container(border=True, key=key):
         safe_text(title, tag="h4")
         safe_text(sentences[0], tag="strong")
-        safe_text(compute.sentences_text(sentences[1:], lang))
+        for sentence in sentences[1:lead]:
+            safe_text(sentence)
+        if sentences[lead:]:
+            safe_text(compute.sentences_text(sentences[lead:], lang))
         for line in below:
             safe_text(line, size="0.875rem")
 
@@ -141,21 +157,34 @@ def numbers_section(pair: TrainPair, params: TrainParams, lang: str) -> None:
     st.caption(t("tr_same_start", lang, sqrt_d=sqrt_d) + " " + t("tr_loss_why", lang))
     left, right = st.columns(2, gap="medium")
     with left:
-        callout(t("tr_verdict_title", lang), compute.verdict(pair, lang), lang)
+        title = t("tr_run_title", lang, seed=params.seed)
+        sentences = compute.verdict(pair, lang)
+        callout(title, sentences, lang, lead=compute.VERDICT_LEAD, key="run_verdict")
     with right:
         st.latex(
             r"\operatorname{softmax}\!\Big(\frac{q k^\top}{\sqrt{d_k}}\Big)"
             r"\ \text{vs}\ \operatorname{softmax}\big(q k^\top\big)"
         )
-        st.space(TOOLBAR)  # a phone shows the table's toolbar above it, always: not on the formula
-        st.dataframe(measure_table(pair, lang), hide_index=True, width="stretch")
+        # A static table wraps its long row names: it fits a phone without scrolling sideways.
+        st.table(measure_table(pair, lang), hide_index=True)
+
+
+def answer_section(lang: str) -> None:
+    """The page's answer to its question, on the first screen under the chart: the shipped
+    sweeps' answer (the one /model, the quiz and /scaling give), its numbers further down."""
+    claims, _ = compute.need_parts(lang)
+    runs = len(compute.shipped_sweeps()[OPTIMIZERS[0]].seeds)
+    with st.container(border=True, key="need_answer"):
+        safe_text(t("tr_answer_title", lang, runs=runs), tag="h4", size="0.875rem")
+        safe_text(claims[0], tag="strong")
 
 
 def need_section(lang: str) -> None:
-    """The page's question for every d_k and optimizer, from the shipped sweeps: the answer the
-    model page, the quiz and the scaling page give too."""
+    """The page's question for every d_k and optimizer, from the shipped sweeps, in full: the
+    answer (shown under the chart too), what it says of the articles' claim, every setting's
+    numbers. The model page, the quiz and the scaling page give the same."""
     claims, evidence = compute.need_parts(lang)
-    callout(t("tr_need_title", lang), claims, lang, below=evidence)
+    callout(t("tr_need_title", lang), claims, lang, below=evidence, key="need_detail")
 
 
 def _steps_text(step: int, lang: str) -> str:

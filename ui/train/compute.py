@@ -42,6 +42,7 @@ SWEEP_MAX_STEPS = 300
 SWEEP_EVAL_EVERY = 10
 STUCK_GRADIENT = 0.01  # a late gradient below 1 % of the early one has vanished
 STUCK_LOSS = 0.1  # ... while the loss is still above this: the head is stuck, not done
+VERDICT_LEAD = 2  # the verdict's finding: this run's outcome, then the seeds' median beside it
 # The scaled run's first steps are trained and drawn on their own before the rest: its curve is
 # on screen in a fraction of a second. Same init and batches, so they are the run's first steps.
 FIRST_STEPS = 50
@@ -300,13 +301,49 @@ def stuck_state(e: Evidence) -> str:
     return "rising" if e.rise >= 0.01 else "stalled"
 
 
-def _outcome_sentence(e: Evidence, steps: int, lang: str) -> str:
-    """What happened, against the articles' claim: learns as well, slower, or not at all."""
+def _outcome_sentence(e: Evidence, run: TrainRun, lang: str) -> str:
+    """What happened in this one run (its seed named): learns as well, slower, or not at all."""
     scaled, unscaled = e.steps
     ratio = f"{unscaled / max(scaled, 1):.1f}"
-    fields = {"s": scaled, "u": unscaled, "steps": steps, "ratio": ratio}
+    fields = {"s": scaled, "u": unscaled, "steps": run.steps, "ratio": ratio, "seed": run.seed}
     acc = {"acc_s": pct(e.accuracy[0]), "acc_u": pct(e.accuracy[1])}
     return t(f"tr_v_{outcome(e)}", lang, **fields, **acc)
+
+
+# A run's outcome in the words of the sweep's medians (``Need.kind``).
+RUN_KIND = {
+    "as_well": "as_well",
+    "faster": "as_well",
+    "slower": "slower",
+    "never": "stuck",
+    "scaled_never": "scaled_stuck",
+    "neither": "neither",
+}
+
+
+def _seeds_sentence(e: Evidence, run: TrainRun, lang: str) -> str:
+    """This one run against the median of the shipped sweep's seeds at its setting (the answer
+    the page gives), and whether the two agree; where no shipped sweep covers the setting,
+    that it is one seed and where the medians are."""
+    sweep = shipped_sweeps()[run.optimizer]
+    seeds = {"runs": len(sweep.seeds), "seeds": _d_list(list(sweep.seeds), lang)}
+    need = shipped_need(run.task, run.optimizer, run.d_k)
+    if need is None:
+        task = t(f"tr_task_{NEED_TASK}", lang)
+        return t("tr_v_seeds_none", lang, task=task, ds=_d_list(list(sweep.d_ks), lang), **seeds)
+    among = "in" if run.seed in sweep.seeds else "out"
+    words = {"max_steps": need.max_steps, "seed": run.seed, **seeds}
+    text = t(f"tr_v_seeds_{among}", lang, **words)
+    ratio = f"{need.unscaled / max(need.scaled, 1):.1f}"
+    medians = {"s": _steps_text(need.scaled), "u": _steps_text(need.unscaled), "ratio": ratio}
+    text += t(f"tr_v_median_{need.kind}", lang, **medians, **words)
+    if need.never:
+        text += t("tr_v_median_never", lang, never=need.never, **words)
+    if RUN_KIND[outcome(e)] == need.kind:
+        return text + t("tr_v_seed_agrees", lang)
+    # a run of other length than the sweep's may differ for that alone: say so
+    differs = "tr_v_seed_differs" if run.steps == need.max_steps else "tr_v_seed_steps"
+    return text + t(differs, lang, steps=run.steps, max_steps=need.max_steps)
 
 
 def _start_sentence(e: Evidence, d: int, lang: str) -> str:
@@ -360,11 +397,13 @@ def _reason_sentence(e: Evidence, d: int, optimizer: str, lang: str) -> str | No
 
 
 def verdict(pair: TrainPair, lang: str) -> list[str]:
-    """Two to four sentences saying what this pair of runs shows, every number measured."""
+    """What this pair of runs shows, every number measured: first this one run's outcome (its
+    seed named), then how it compares with the median of the shipped sweep's seeds (VERDICT_LEAD
+    sentences, the finding), then the why."""
     e = evidence(pair)
     run = pair.scaled
-    sentences = [_outcome_sentence(e, run.steps, lang), _start_sentence(e, run.d_k, lang)]
-    sentences.append(_gradient_sentence(e, run.d_k, lang))
+    sentences = [_outcome_sentence(e, run, lang), _seeds_sentence(e, run, lang)]
+    sentences += [_start_sentence(e, run.d_k, lang), _gradient_sentence(e, run.d_k, lang)]
     reason = _reason_sentence(e, run.d_k, run.optimizer, lang)
     sentences += [reason] if reason else []
     if e.wrong_rows:
@@ -507,6 +546,13 @@ def needs(result: Sweep) -> list[Need]:
             result.d_ks, scaled.tolist(), unscaled.tolist(), never.tolist(), stds, strict=True
         )
     ]
+
+
+def shipped_need(task: str, optimizer: str, d_k: int) -> Need | None:
+    """The shipped sweeps' medians at exactly this task, optimizer and d_k; None elsewhere."""
+    if task != NEED_TASK:
+        return None
+    return next((need for need in needs(shipped_sweeps()[optimizer]) if need.d_k == d_k), None)
 
 
 def nearest_swept(d_k: int) -> int:

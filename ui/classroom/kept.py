@@ -4,15 +4,12 @@ reconnects to another server as a new session, which would meet a join link. The
 key back, and the new session teaches the room again. Only that tab holds it: a student's phone,
 another tab or another browser never does."""
 
-import functools
-from collections.abc import Callable
-from typing import Any
-
 import streamlit as st
 
 from classroom import Unavailable
 from ui.classroom.compute import TEACHING, store, teaching
 from ui.kit import state
+from ui.kit.snippets import rerun_only, snippet
 
 # Keep the key this session teaches with; hand back the kept one (once per value the server has
 # not been told); forget one the room no longer takes.
@@ -28,16 +25,6 @@ TOLD = state.Slot("classroom", "kept_told", "")  # the kept key the server last 
 FORGET = state.Slot("classroom", "kept_forget", "")  # a room whose kept key it refused
 
 
-@functools.cache
-def _keeper() -> Callable[..., Any]:
-    """The component, registered once per server."""
-    return st.components.v2.component("teacher_key", js=KEEP_JS)
-
-
-def _ignore() -> None:
-    """The component's change callback: the rerun it comes with is all that is needed."""
-
-
 def keep_key(room: str) -> None:
     """For a class's page (``room``): keep the key this session teaches with in the tab, or take
     the tab's kept key back when this session does not teach (a new session after its server
@@ -45,7 +32,8 @@ def keep_key(room: str) -> None:
     taught = teaching(room) or ""
     data = {"room": room, "key": taught, "told": TOLD.get(), "forget": FORGET.pop() == room}
     st.html(KEEP_CSS)
-    result = _keeper()(key="_teacher_key", data=data, default={"key": ""}, on_key_change=_ignore)
+    keeper = snippet("teacher_key", KEEP_JS)
+    result = keeper(key="_teacher_key", data=data, default={"key": ""}, on_key_change=rerun_only)
     kept = str(result.get("key") or "")
     TOLD.set(kept)
     if taught or not kept:

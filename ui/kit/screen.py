@@ -1,15 +1,14 @@
 """The screen: whether it is a phone (told by the window's width), the app's CSS for a screen
 and a projector, and a page's own CSS. No page is named here."""
 
-import functools
 import time
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Mapping
 
 import streamlit as st
 
 from ui.kit import notes
 from ui.kit.settings import Note
+from ui.kit.snippets import rerun_only, snippet
 from ui.kit.typography import Screen, screen_for
 
 # Every screen: a compact head with the language and presenter switches in the top bar (the page
@@ -89,12 +88,6 @@ WIDTH_WAIT = 1.0
 WIDTH_POLL = 0.025  # s between checks for the rerun the report brings
 
 
-@functools.cache
-def _width_watch() -> Callable[..., Any]:
-    """The width watch's component, registered once per server (not once per run)."""
-    return st.components.v2.component("screen_width", js=WIDTH_JS)
-
-
 def watch_width(held: list[Note]) -> None:
     """Mount the width watch (hidden by the CSS): whenever the window is narrower or wider than
     ``phone()`` says, the browser tells the server and the app runs again, sized for it. A
@@ -104,7 +97,8 @@ def watch_width(held: list[Note]) -> None:
     agent = st.context.headers.get("User-Agent") or ""
     waits = _told_phone() is None and agent.startswith("Mozilla/") and "Mobi" not in agent
     said = None if waits else phone()  # None: the browser tells in any case
-    _width_watch()(key="_screen", data={"phone": said}, on_phone_change=_ignore, default=None)
+    watch = snippet("screen_width", WIDTH_JS)
+    watch(key="_screen", data={"phone": said}, on_phone_change=rerun_only, default=None)
     if waits:
         _await_width(held)
 
@@ -119,10 +113,6 @@ def _await_width(held: list[Note]) -> None:
         time.sleep(WIDTH_POLL)
         spot.empty()  # a Streamlit call: the rerun the browser asks for starts here
     notes.take_held()  # no rerun came: this run shows them itself
-
-
-def _ignore() -> None:
-    """The width watch's change callback: the rerun it comes with is all that is needed."""
 
 
 def _told_phone() -> bool | None:

@@ -3,11 +3,7 @@ tap hovered (the first tap only hovers), so a tap on a row selected the row tapp
 The browser is told to hover where a finger lands first, and the tap's click then reports that
 point. No page is named here."""
 
-import functools
-from collections.abc import Callable
-from typing import Any
-
-import streamlit as st
+from ui.kit.snippets import snippet
 
 # A mouse move at the touch, on the chart's drag layer, before Plotly handles the touch: Plotly
 # hovers there, and the click that ends the tap reports that point. Added once per document.
@@ -28,12 +24,6 @@ TAP_JS = """export default function () {
 TAP_CSS = "<style>.st-key-_tap{display:none}</style>"
 
 
-@functools.cache
-def _one_tap() -> Callable[..., Any]:
-    """The component, registered once per server."""
-    return st.components.v2.component("one_tap", js=TAP_JS)
-
-
 def one_tap() -> None:
     """Mount the tap fix (hidden by ``TAP_CSS``, which the app's CSS carries)."""
-    _one_tap()(key="_tap")
+    snippet("one_tap", TAP_JS)(key="_tap")

@@ -40,7 +40,7 @@ def _vector(values: np.ndarray) -> str:
 def render() -> None:
     """Section picker, then one section: the articles' row, or the lab's Q, K, V."""
     lang = state.open_page("kn_title", "kn_intro", KernelParams)
-    lab = state.handed(LabParams)
+    lab = state.stored(LabParams)
     section = picker(KernelParams, "section", lang, "kn_section")
     if section == "softmax":
         softmax_section(lang)

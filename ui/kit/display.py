@@ -209,13 +209,13 @@ def handed_toggle(
     """A switch on ``page`` for a flag of the settings it reads from another page (the lab's
     ÷√d on /steps), keyed ``<page>_<the other page's key>``: a change goes back to them."""
     key = f"{page}_{settings.widget_key(name)}"
-    st.session_state[key] = getattr(state.handed(settings), name)
+    st.session_state[key] = getattr(state.stored(settings), name)
     st.toggle(label, key=key, on_change=_hand_back, args=(settings, name, key), **options)
 
 
 def _hand_back(settings: type[Settings], name: str, key: str) -> None:
     changed = {name: bool(st.session_state[key])}
-    state.change_handed(dataclasses.replace(state.handed(settings), **changed))
+    state.change_handed(dataclasses.replace(state.stored(settings), **changed))
 
 
 def presets(

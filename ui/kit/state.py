@@ -185,8 +185,9 @@ def change_handed(values: Settings) -> None:
     st.session_state[values.store()] = values
 
 
-def handed(settings: type[S]) -> S:
-    """The settings of another page that this page reads (restored by ``open_page``)."""
+def stored(settings: type[S]) -> S:
+    """A page's settings as last stored: another page's that this page reads (restored by
+    ``open_page``), or this page's own as its last run closed with them."""
     value: S = st.session_state[settings.store()]
     return value
 

@@ -30,7 +30,7 @@ TITLE_CSS = ".st-key-steps_title,.st-key-steps_progress{display:none}"
 
 def _move(delta: int) -> None:
     # From the settings the last run closed with: step 1's matrix picker is a widget only there.
-    last = state.handed(StepsParams)
+    last = state.stored(StepsParams)
     step = min(max(last.step + delta, 1), STEPS)
     state.put(replace(last, step=step))
 
@@ -41,7 +41,7 @@ def render() -> None:
     # The lab's settings: those it last used, else this link's (with notes), as the lab reads them.
     lang = state.open_page("st_title", "st_intro", StepsParams)
     screen.page_css(state.present(), projector=TITLE_CSS)
-    params = state.handed(LabParams)
+    params = state.stored(LabParams)
     result = compute_lab(params)
     if result.n_content == 0:
         st.info(t("empty_text", lang), icon=":material/edit:")

@@ -52,7 +52,7 @@ def fit_gqa_heads(d: int) -> list[Note]:
 def render() -> None:
     """Variant picker, one cached core call, then the chosen variant."""
     lang = state.open_page("vr_title", "vr_intro", VariantsParams)
-    lab = state.handed(LabParams)
+    lab = state.stored(LabParams)
     notes.show_notes(fit_gqa_heads(lab.d), lang)
     variant = picker(VariantsParams, "variant", lang, "vr_variant")
     tokens, _ = sentence(lab.text, lab.special)

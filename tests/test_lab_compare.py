@@ -63,10 +63,17 @@ def test_a_key_b_does_not_set_is_a_s():
     assert "b_d" not in at.query_params
 
 
+def open_b(at):
+    """The teacher opens B's settings: their widgets are built while they are open, and a change
+    of B closes them."""
+    at.session_state["_lab_b_open"] = True
+    return at.run()
+
+
 def test_b_s_widgets_change_b_alone_and_the_shared_stage_moves_both():
     at = open_app(lang="en", compare="true")
-    at.number_input(key="lab_b_d").set_value(1536).run()
-    at.toggle(key="lab_b_scale").set_value(False).run()
+    open_b(at).number_input(key="lab_b_d").set_value(1536).run()
+    open_b(at).toggle(key="lab_b_scale").set_value(False).run()
     assert at.query_params["b_d"] == "1536" and at.query_params["d"] == "64"
     at.segmented_control(key="lab_stage").set_value("scores").run()
     steps_a, steps_b = (

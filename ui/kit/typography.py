@@ -51,7 +51,8 @@ class Screen:
     panels_height: int  # two chart panels beside the controls (/kernel's online softmax)
     bars_width: int  # the lab's row of bars beside its heatmap
     bars_height: int  # a chart of bars beside a figure (the class's answers)
-    row_height: int  # the lab's row of bars: a projector's leaves its numbers the first screen
+    row_height: int  # the lab's row of bars: a projector's leaves its table and verdict in view
+    row_font: int  # the lab's row of bars: its keys and weights (a projector's read at the back)
 
 
 LAPTOP = Screen(
@@ -60,7 +61,7 @@ LAPTOP = Screen(
     bar_font=12, small_font=12, number_font=12, text_font=14, tick_font=14, control_font=15,
     title_font=18, marker_size=9, dot_size=7,
     chart_height=340, beside_height=380, panels_height=360, bars_width=312, bars_height=380,
-    row_height=380,
+    row_height=380, row_font=12,
 )  # fmt: skip
 PHONE = Screen(
     "phone", width=340, main_width=840, across=1,
@@ -68,15 +69,15 @@ PHONE = Screen(
     bar_font=12, small_font=12, number_font=12, text_font=14, tick_font=14, control_font=15,
     title_font=18, marker_size=9, dot_size=7,
     chart_height=340, beside_height=380, panels_height=620, bars_width=312, bars_height=380,
-    row_height=380,
+    row_height=380, row_font=12,
 )  # fmt: skip
 PROJECTOR = Screen(
     "projector", width=1180, main_width=1180, across=2,
     cell_font=14, row_title=True, max_cell=48, max_height=400, per_row=None, crowded=LAPTOP,
     bar_font=13, small_font=14, number_font=16, text_font=17, tick_font=18, control_font=18,
     title_font=22, marker_size=11, dot_size=9,
-    chart_height=380, beside_height=340, panels_height=340, bars_width=422, bars_height=320,
-    row_height=220,
+    chart_height=380, beside_height=340, panels_height=340, bars_width=700, bars_height=320,
+    row_height=305, row_font=16,
 )  # fmt: skip
 SCREENS = (PHONE, LAPTOP, PROJECTOR)
 

@@ -14,34 +14,42 @@ from ui.kit.display import chart, heading_beside, page_link, safe_text, selectbo
 from ui.kit.heatmap import Matrix, heatmap
 from ui.kit.text import STRINGS, t
 from ui.lab import figures
-from ui.lab.compare import compare_switch, compare_view
+from ui.lab.compare import B_BAR_CSS, compare_switch, compare_view
 from ui.lab.compute import compute_lab
 from ui.lab.controls import check_lab_heads, heads_note, stage_picker, teacher_bar
 from ui.lab.export import matrix_csv, state_zip
-from ui.lab.settings import Computing, LabParams
+from ui.lab.settings import CompareParams, Computing, LabParams
 from ui.lab.stages import OUTPUT_DIMS, STAGE_VIEWS, row_panel
 from viz_core import LabResult
 from viz_core.model import unknown_characters
 
-# The labels that a box already says (the sentence, the d presets, the mask), hidden where room
-# is short: on a phone and on a projector; there d's too.
+# The labels that a box already says (the sentence, the d presets, the mask), A's and B's,
+# hidden where room is short: on a phone and on a projector; there d's too.
+BOTH = (LabParams, CompareParams)
 BOXED = ",".join(
-    f".st-key-{LabParams.widget_key(name)} [data-testid=stWidgetLabel]" for name in ("text", "mask")
+    f".st-key-{settings.widget_key(name)}{suffix}"
+    for settings in BOTH
+    for name, suffix in (("text", ""), ("mask", ""), ("d", "_preset"))  # preset_control's key
 )
-PRESETS = f".st-key-{LabParams.widget_key('d')}_preset [data-testid=stWidgetLabel]"
-BOXED_CSS = f"{BOXED},{PRESETS}{{display:none}}"
+BOXED_CSS = f":is({BOXED}) [data-testid=stWidgetLabel]{{display:none}}"
 # The stage's title beside its picker: a line of the row panel's size, not a section's.
 STAGE_LINE_CSS = ".st-key-lab_stage_line h3{font-size:1.3rem;padding:0}"
+# The row's verdict beside its table where the row's column has room for both (a projector's),
+# else under it.
+ROW_WORDS_CSS = ".st-key-lab_row_verdict{min-width:15rem}"
 # On a projector: d's label beside its box, not above it (a bare "1536" says nothing to the back
 # of a room, and a label line would push the figure below the first screen); the stage's title
 # left to the picker, which names it, so the formula and the whole figure fit beside it; the
+# figure's column as narrow as its figure, so that the row's bars get the rest of the width; the
 # row's numbers compact, under its bars.
-D_BOX = f".st-key-{LabParams.widget_key('d')} [data-testid=stNumberInput]"
+D_KEYS = ",".join(f".st-key-{settings.widget_key('d')}" for settings in BOTH)
+D_BOX = f":is({D_KEYS}) [data-testid=stNumberInput]"
 PROJECTOR_CSS = (
     f"{D_BOX}{{display:flex;align-items:center;gap:.5rem}}"
     f" {D_BOX} [data-testid=stWidgetLabel]{{margin:0;white-space:nowrap}}"
     " .st-key-lab_stage_line [data-testid=stElementContainer]:has(h3){display:none}"
-    " .st-key-lab_row_numbers table{font-size:15px}"
+    " [data-testid=stColumn]:has(.st-key-lab_figure){flex:0 0 min-content;width:min-content}"
+    " .st-key-lab_row_numbers table{font-size:15px;line-height:1.3}"
     " .st-key-lab_row_numbers :is(td,th){padding:.1rem .5rem}"
 )
 
@@ -50,7 +58,8 @@ def render() -> None:
     """The page, top to bottom: controls, then the view of the sentence (``lab_view``)."""
     check_lab_heads()  # before the page's settings are checked, which would call it a carried value
     lang = state.open_page("lab_title", "lab_intro", LabParams)
-    screen.page_css(state.present(), STAGE_LINE_CSS, BOXED_CSS, PROJECTOR_CSS)
+    every = STAGE_LINE_CSS + ROW_WORDS_CSS + B_BAR_CSS
+    screen.page_css(state.present(), every, BOXED_CSS, PROJECTOR_CSS)
     lab_view(lang)
 
 
@@ -109,7 +118,7 @@ def stage_view(params: LabParams, lang: str) -> None:
         compare_view(params, above, lang)
         return
     figure_side, row_side = st.columns([3, 2], gap="medium")
-    with figure_side:
+    with figure_side, st.container(key="lab_figure"):
         STAGE_VIEWS[params.stage](result, row, lang, partial(stage_heading, above))
     tokens = result.tokens  # the label function outlives the run: it must not hold the result
     with row_side:

@@ -18,6 +18,12 @@ from ui.lab.settings import CompareParams, Computing, LabParams
 from viz_core import LabResult
 
 MATRICES = ("scores", "scaled", "masked", "weights")  # the stages A and B are compared at
+# B's controls wrapped to a narrow column: the open popover covers less of the two heatmaps.
+B_BAR_CSS = ".st-key-lab_b_bar{width:24rem;max-width:100%}"
+# Whether B's settings popover is open (its widget key), and B as it was last drawn: a change of
+# B closes the popover, which covers the heatmaps that show the change.
+B_OPEN = state.Slot("lab", "b_open", False)
+B_DRAWN: state.Slot[CompareParams | None] = state.Slot("lab", "b_drawn", None)
 
 
 def compare_switch(lang: str) -> bool:
@@ -28,12 +34,23 @@ def compare_switch(lang: str) -> bool:
 
 def b_settings(a: LabParams, line: DeltaGenerator, lang: str) -> CompareParams:
     """B: as it was last, else the link's b_ keys over A's settings (a key B does not set is
-    A's); its controls in a popover on the stage's line."""
+    A's); its controls in a narrow popover on the stage's line, closed again once B changes."""
     found = state.restore(CompareParams, base=a)
     check_lab_heads(CompareParams)
     b = state.current(CompareParams)
-    with line, st.popover(summary(b, lang, "compare_b"), icon=":material/tune:"):
-        teacher_bar(b, lang)
+    if B_DRAWN.get() != b:
+        B_OPEN.set(False)  # before the popover is built: it is drawn closed
+        B_DRAWN.set(b)
+    label = summary(b, lang, "compare_b")
+    popover = line.popover(label, icon=":material/tune:", key=B_OPEN.key, on_change="rerun")
+    # B's widgets only while it is open: the browser does not draw a closed popover's widgets,
+    # and would send their old values back after the change that closed it. Closed, B is
+    # written to their keys: a key outlives its widget, and would bring back an older B.
+    if popover.open:
+        with popover, st.container(key="lab_b_bar"):
+            teacher_bar(b, lang)
+    else:
+        state.put(b, *CompareParams.url_names())
     notes.show_notes(found, lang)
     return state.current(CompareParams)
 

@@ -11,6 +11,7 @@ from ui.kit.figures import (
     RAW_COLOUR,
     SCALED_COLOUR,
     axis_title,
+    escape,
     figure,
     grid,
     held_margin,
@@ -36,9 +37,11 @@ def row_bars(
     *,
     scaled: bool,
     lang: str,
+    title: str = "",
     screen: Screen = LAPTOP,
 ) -> dict[str, Any]:
-    """One query's weights as bars, as chosen (first trace) beside the other scaling."""
+    """One query's weights as bars, as chosen (first trace) beside the other scaling; ``title``
+    (the row's name) before the legend, in one line above the bars."""
     labels = tick_labels(tokens)
     runs = [("trace_scaled", SCALED_COLOUR), ("trace_unscaled", RAW_COLOUR)]
     chosen, other = runs if scaled else runs[::-1]
@@ -49,7 +52,7 @@ def row_bars(
     # The chosen run's weights under their keys, while there are few: tick text, which Plotly
     # places without measuring each as it does text above bars.
     numbers = [f"{w:.2f}" for w in weights_row] if len(labels) <= NUMBERED_UP_TO else []
-    return figure(bars, _row_layout(tokens, labels, numbers, lang, screen))
+    return figure(bars, _row_layout(tokens, labels, numbers, lang, screen, title))
 
 
 def pair_bars(
@@ -70,12 +73,18 @@ def pair_bars(
 
 
 def _row_layout(
-    tokens: tuple[str, ...], labels: list[str], numbers: list[str], lang: str, screen: Screen
+    tokens: tuple[str, ...],
+    labels: list[str],
+    numbers: list[str],
+    lang: str,
+    screen: Screen,
+    title: str = "",
 ) -> dict[str, Any]:
     """The bars' axes and margins: each key labelled with its number beneath it while the
     neighbours' labels do not touch; else the keys alone, upright, or turned when even they
-    touch; and margins that hold them (see ``held_margin``)."""
-    font = screen.bar_font  # the bars' own labels
+    touch; the legend above, in the labels' size; and margins that hold them (see
+    ``held_margin``)."""
+    font = screen.row_font  # the bars' own labels, and the weights under them
     width, height = screen.bars_width, screen.row_height
     margin = held_margin(text_width("0.8", font), 0, font, right=20, bottom=0)
     step = (width - margin["l"] - margin["r"]) / len(tokens)  # px per key
@@ -85,13 +94,14 @@ def _row_layout(
     if lines == 2:
         labels = [f"{label}<br>{number}" for label, number in zip(labels, numbers, strict=True)]
     below = font * 1.3 * lines if upright else max(widths)  # the keys' labels
-    margin["t"], margin["b"] = 50, int(label_room(font)) + int(below)
+    # Above: the legend's line, its title a size up, and Plotly's gaps around it (measured).
+    margin["t"], margin["b"] = int(1.5 * (font + 4)) + 22, int(label_room(font)) + int(below)
     ticks = {"tickfont": {"size": font}}  # figure()'s template lets Plotly skip measuring them
     return {
         "barmode": "group",
         "height": height,
         "margin": margin,
-        "legend": {"orientation": "h", "x": 0, "y": 1.02, "yanchor": "bottom"},
+        "legend": _legend(title, font),
         "xaxis": {
             "title": axis_title(t("axis_key", lang), font),
             "tickvals": list(range(len(labels))),
@@ -101,6 +111,13 @@ def _row_layout(
         },
         "yaxis": {"title": axis_title(t("axis_weight", lang), font), "range": [0, 1.12], **ticks},
     }
+
+
+def _legend(title: str, font: int) -> dict[str, Any]:
+    """The legend in one line above the bars, ``title`` (the row's name) before it, a size up."""
+    heading = {"text": escape(title), "side": "left", "font": {"size": font + 4, "weight": "bold"}}
+    return {"orientation": "h", "x": 0, "y": 1, "yanchor": "bottom", "font": {"size": font},
+            "title": heading}  # fmt: skip
 
 
 def _apart(widths: list[float], step: float) -> bool:

@@ -176,10 +176,10 @@ def row_panel(result: LabResult, row: int, lang: str) -> None:
     token = result.tokens[row]
     scaled, unscaled = result.scaled.weights[row], result.unscaled.weights[row]
     on, off = (result.stats, result.contrast_stats)[:: 1 if result.steps.scale else -1]
-    safe_text(t("bars_title", lang, token=token), tag="h3")
     chart(
         "row_bars", figures.row_bars, result.steps.weights[row], result.contrast.weights[row],
         result.tokens, scaled=result.steps.scale, lang=lang,
+        title=t("bars_title", lang, token=token),
     )  # fmt: skip
     numbers = {
         # what softmax gets: each column divides by the temperature too
@@ -188,11 +188,13 @@ def row_panel(result: LabResult, row: int, lang: str) -> None:
         "entropy": (float(on.entropy[row]), float(off.entropy[row])),
         "gradient": (float(jacobian_norm(scaled)), float(jacobian_norm(unscaled))),
     }
-    st.container(key="lab_row_numbers").markdown(
-        row_table(numbers, row_expected(result, lang), lang)
-    )
     verdict = row_verdict(*numbers["max"], *numbers["gradient"])
-    safe_text(t(verdict, lang, **row_words(numbers, lang)))
+    # The table, then the verdict that reads it: beside it where the column holds both.
+    with st.container(horizontal=True, key="lab_row_words"):
+        table = row_table(numbers, row_expected(result, lang), lang)
+        st.container(key="lab_row_numbers", width="content").markdown(table)
+        with st.container(key="lab_row_verdict"):
+            safe_text(t(verdict, lang, **row_words(numbers, lang)))
     if verdict == "row_verdict_saturated":
         page_link("train", t("train_link", lang))
     row_sums = t("stat_row_sum", lang, error=format_small(result.row_sum_error))

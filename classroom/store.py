@@ -17,8 +17,8 @@ Errors carry a sentence a student understands:
 SQLite runs in WAL mode with ``synchronous=FULL`` and a busy timeout; its writing transactions
 begin with ``BEGIN IMMEDIATE`` so concurrent writers queue instead of failing. PostgreSQL gets a
 bounded pool per process and statement timeouts; every call's waits for it (connecting too)
-end within BUDGET, and for RETRY_AFTER after a call found it down, calls say Unavailable at once,
-so no page waits on the database past its 1-s budget.
+end within BUDGET, and for RETRY_AFTER after a call could not connect, calls say Unavailable at
+once, so no page waits on the database past its 1-s budget.
 """
 
 import csv
@@ -75,7 +75,7 @@ TIMEOUT = 2.0  # seconds: connecting, waiting for a pooled connection, SQLite's 
 STATEMENT_TIMEOUT_MS = 1000  # PostgreSQL: no statement runs longer
 DEADLINE = 1.5  # s: the client gives up on any wait for PostgreSQL (its own timeout comes first)
 BUDGET = 0.75  # s: all of one call's waits for PostgreSQL, connecting too (+0.1 s: psycopg wakes)
-RETRY_AFTER = 1.0  # s: after a call found PostgreSQL down, calls say Unavailable at once
+RETRY_AFTER = 1.0  # s: after a call could not connect to PostgreSQL, calls say Unavailable at once
 KEY_BYTES = 18  # 144 bits for teacher keys and student tokens
 UNAVAILABLE = "The class database is not answering, so this is not saved yet: try again."
 CSV_COLUMNS = ("nickname", "question", "answer", "right", "time")
@@ -237,6 +237,7 @@ def _budget(seconds: float) -> Iterator[None]:
     outer = getattr(_call, "deadline", None)
     if outer is None:
         _call.deadline = time.monotonic() + seconds
+        _call.unreachable = False  # set when this call could not connect at all
     try:
         yield
     finally:
@@ -285,7 +286,11 @@ def _deadline_connections(engine: Engine) -> Engine:
 
     @event.listens_for(engine, "do_connect")
     def _connect(dialect: Any, record: Any, cargs: Any, cparams: Any) -> Any:
-        return DeadlineConnection.connect(*cargs, **cparams)
+        try:
+            return DeadlineConnection.connect(*cargs, **cparams)
+        except psycopg.OperationalError:
+            _call.unreachable = True  # down, not just slow: the store stops waiting on it
+            raise
 
     return engine
 
@@ -380,7 +385,7 @@ class Store:
                 if not _is_down(error):
                     raise
                 self._ready = False  # check the tables again when it is back (a new file?)
-                if self._engine.dialect.name == "postgresql":  # SQLite's lock is contention
+                if getattr(_call, "unreachable", False):  # not a slow query, or SQLite's lock
                     self._down_until = self._clock() + RETRY_AFTER
                 raise Unavailable() from error
 

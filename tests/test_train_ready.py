@@ -140,11 +140,16 @@ def test_the_run_s_frame_names_its_seed_and_the_seeds_median(optimizer, d_k):
     if median == "slower":
         assert f"{u / s:.1f}×" in seeds
     assert (f"{never} of the 3 unscaled runs short of 90 %" in seeds) == bool(never)
-    if core_kind(optimizer, d_k) == median:
+    agrees = core_kind(optimizer, d_k) == median
+    if agrees:
         assert "This seed agrees with the median." in seeds
     else:
         assert "This seed differs from the median" in seeds and "not by one run" in seeds
     assert not [claim for claim in SETTING_CLAIMS if claim in finding + seeds + why]
+    # The answer beside the curves says so too: a teacher reads the two together.
+    bodies = [html.unescape(element.proto.body) for element in at.get("html")]
+    (answer,) = [body for body in bodies if "Does a head need ÷√d_k to learn?" in body]
+    assert ("(seed 0 above differs: see below)" in answer) == (not agrees)
 
 
 @pytest.mark.parametrize(("optimizer", "d_k"), [("sgd", 64), ("adam", 1024)])

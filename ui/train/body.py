@@ -52,7 +52,7 @@ def render() -> None:
     with right:
         pair = trained(params, lang)
         loss_chart([pair.scaled, pair.unscaled], params, lang)
-        answer_section(lang)
+        answer_section(pair, lang)
     numbers_section(pair, params, lang)
     need_section(lang)
     gradient_section(pair, lang)
@@ -169,13 +169,17 @@ def numbers_section(pair: TrainPair, params: TrainParams, lang: str) -> None:
         st.table(measure_table(pair, lang), hide_index=True)
 
 
-def answer_section(lang: str) -> None:
+def answer_section(pair: TrainPair, lang: str) -> None:
     """The page's answer to its question, on the first screen under the chart: the shipped
-    sweeps' answer (the one /model, the quiz and /scaling give), its numbers further down."""
+    sweeps' answer (the one /model, the quiz and /scaling give), its numbers further down; its
+    title says so when the run drawn above is a seed that differs from the median."""
     claims, _ = compute.need_parts(lang)
     runs = len(compute.shipped_sweeps()[OPTIMIZERS[0]].seeds)
+    title = t("tr_answer_title", lang, runs=runs)
+    if compute.seed_agrees(compute.evidence(pair), pair.scaled) is False:
+        title += t("tr_answer_seed_differs", lang, seed=pair.scaled.seed)
     with st.container(border=True, key="need_answer"):
-        safe_text(t("tr_answer_title", lang, runs=runs), tag="h4", size="0.875rem")
+        safe_text(title, tag="h4", size="0.875rem")
         safe_text(claims[0], tag="strong")
 
 

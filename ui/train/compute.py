@@ -321,6 +321,13 @@ RUN_KIND = {
 }
 
 
+def seed_agrees(e: Evidence, run: TrainRun) -> bool | None:
+    """Whether this run's outcome is the shipped sweep's median outcome at its setting; None
+    where no shipped sweep covers it."""
+    need = shipped_need(run.task, run.optimizer, run.d_k)
+    return None if need is None else RUN_KIND[outcome(e)] == need.kind
+
+
 def _seeds_sentence(e: Evidence, run: TrainRun, lang: str) -> str:
     """This one run against the median of the shipped sweep's seeds at its setting (the answer
     the page gives), and whether the two agree; where no shipped sweep covers the setting,
@@ -339,7 +346,7 @@ def _seeds_sentence(e: Evidence, run: TrainRun, lang: str) -> str:
     text += t(f"tr_v_median_{need.kind}", lang, **medians, **words)
     if need.never:
         text += t("tr_v_median_never", lang, never=need.never, **words)
-    if RUN_KIND[outcome(e)] == need.kind:
+    if seed_agrees(e, run):
         return text + t("tr_v_seed_agrees", lang)
     # a run of other length than the sweep's may differ for that alone: say so
     differs = "tr_v_seed_differs" if run.steps == need.max_steps else "tr_v_seed_steps"

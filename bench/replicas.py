@@ -186,6 +186,10 @@ def _die_with_parent() -> None:
 # --- the replicas ------------------------------------------------------------------------------
 
 
+# What deploy/compose.yaml sets for every replica besides the database (a test compares them).
+REPLICA_ENV = {"STREAMLIT_RUNNER_POST_SCRIPT_GC": "false"}
+
+
 class Replica:
     """One `streamlit run streamlit_app.py`, as bench/serve.py starts it, with its own
     CLASSROOM_DB_URL, in a process group of its own (so that it can be killed whole)."""
@@ -205,7 +209,7 @@ class Replica:
         ]  # fmt: skip
         if cpus:
             command = ["taskset", "-c", cpus, *command]
-        env = {**os.environ, "CLASSROOM_DB_URL": db_url}
+        env = {**os.environ, **REPLICA_ENV, "CLASSROOM_DB_URL": db_url}
         self.process = subprocess.Popen(
             command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=self.log,
             start_new_session=True, preexec_fn=_die_with_parent,

@@ -20,6 +20,7 @@ from replica_support import count_rows, join_class, read_compose, start_class, w
 from bench.replicas import (
     COMPOSE,
     NGINX_CONF,
+    REPLICA_ENV,
     Phone,
     Tab,
     answered_count,
@@ -120,6 +121,7 @@ def test_compose_builds_the_app_and_points_every_replica_at_postgres():
         assert services[host]["image"].startswith("postgres"), host
         assert "ports" not in service, "a replica is reached through nginx only"
         assert "container_name" not in service, "a named container cannot be scaled"
+        assert REPLICA_ENV.items() <= environment.items(), "the test replicas run as deployed"
     database = services[host]
     volume = database["volumes"][0].split(":")[0]
     assert volume in compose["volumes"], "PostgreSQL keeps its data in a named volume"

@@ -10,9 +10,7 @@ import math
 import numpy as np
 import pytest
 from browser_support import (
-    count_runs,
     screenshot,
-    wait_idle,
 )
 from conftest import chart_keys, decode, figure, open_app
 from numpy.testing import assert_array_equal
@@ -190,16 +188,9 @@ def test_each_panel_s_title_gives_its_measured_std():
 FOUR = ["phone", "laptop", "laptop-wide", "projector"]  # test_screens' names
 
 
-def opened(browser, screen, query, key):
-    """A fresh tab on ``screen`` at /scaling?``query``, the chart ``key`` drawn."""
-    base, chromium = browser
-    options, extra = SCREENS[screen]
-    context = count_runs(chromium.new_context(**options))
-    tab = context.new_page()
-    tab.goto(f"{base}/scaling?{query}{extra}")
-    wait_idle(tab, settle_ms=800)
-    tab.wait_for_selector(f".st-key-{key} .main-svg", timeout=30_000)
-    return context, tab
+def chart(key):
+    """The selector of chart ``key`` once Plotly has drawn it."""
+    return f".st-key-{key} .main-svg"
 
 
 BOTTOM = "(key) => document.querySelector(`.st-key-${key}`).getBoundingClientRect().bottom"
@@ -209,23 +200,20 @@ BOTTOM = "(key) => document.querySelector(`.st-key-${key}`).getBoundingClientRec
 @pytest.mark.parametrize("lang", ["zh", "en"])
 @pytest.mark.parametrize("section", SECTIONS)
 @pytest.mark.parametrize("screen", FOUR)
-def test_each_section_s_figure_is_on_the_first_screen(browser, screen, section, lang):
+def test_each_section_s_figure_is_on_the_first_screen(opened, screen, section, lang):
     """Each section's main figure on the first screen: whole on the laptops and the projector,
     its top on a phone; nothing scrolls sideways, no formula is cut, nothing overlaps."""
     key = SECTION_CHARTS[section][0]
-    context, tab = opened(browser, screen, f"lang={lang}&section={section}", key)
-    try:
-        found = tab.evaluate(MEASURE, key)
-        bottom = tab.evaluate(BOTTOM, key)
-        screenshot(tab, f"scaling-{screen}-{section}-{lang}")
-        height = SCREENS[screen][0]["viewport"]["height"]
-        assert found["top"] is not None and found["top"] < height, found["top"]
-        if screen != "phone":
-            assert bottom <= height, bottom
-        assert found["overflow"] <= 1 and found["formulas"] == [] and found["rotated"] == []
-        assert crowded(found) == []
-    finally:
-        context.close()
+    tab = opened(screen, f"scaling?lang={lang}&section={section}", chart(key))
+    found = tab.evaluate(MEASURE, key)
+    bottom = tab.evaluate(BOTTOM, key)
+    screenshot(tab, f"scaling-{screen}-{section}-{lang}")
+    height = SCREENS[screen][0]["viewport"]["height"]
+    assert found["top"] is not None and found["top"] < height, found["top"]
+    if screen != "phone":
+        assert bottom <= height, bottom
+    assert found["overflow"] <= 1 and found["formulas"] == [] and found["rotated"] == []
+    assert crowded(found) == []
 
 
 KATEX = """() => [...document.querySelectorAll('.katex-display')].map(e => ({
@@ -235,18 +223,15 @@ KATEX = """() => [...document.querySelectorAll('.katex-display')].map(e => ({
 
 @pytest.mark.browser
 @pytest.mark.parametrize("distribution", ["normal", "uniform"])
-def test_the_formulas_fit_a_phone_s_width(browser, distribution):
+def test_the_formulas_fit_a_phone_s_width(opened, distribution):
     """On a 390 × 844 phone every formula is whole inside the screen: none wider than its box
     (not even one that scrolls), none past the right edge; the longer ones wrap in pieces."""
     query = f"lang=en&section=variance&distribution={distribution}"
-    context, tab = opened(browser, "phone", query, "variance_chart")
-    try:
-        formulas = tab.evaluate(KATEX)
-        assert formulas, "the variance section shows its formula"
-        cut = [f for f in formulas if f["scroll"] > f["client"] + 1 or f["right"] > f["width"]]
-        assert cut == []
-    finally:
-        context.close()
+    tab = opened("phone", f"scaling?{query}", chart("variance_chart"))
+    formulas = tab.evaluate(KATEX)
+    assert formulas, "the variance section shows its formula"
+    cut = [f for f in formulas if f["scroll"] > f["client"] + 1 or f["right"] > f["width"]]
+    assert cut == []
 
 
 AXES = """() => { const plot = document.querySelector('.st-key-dot_histogram .js-plotly-plot');
@@ -255,20 +240,17 @@ AXES = """() => { const plot = document.querySelector('.st-key-dot_histogram .js
 
 @pytest.mark.browser
 @pytest.mark.parametrize("d", [64, 1536, 8192])
-def test_a_phone_s_histogram_axes_end_where_the_samples_end(browser, d):
+def test_a_phone_s_histogram_axes_end_where_the_samples_end(opened, d):
     """On a phone the drawn axes (Plotly's, after every note is placed) end at the farthest
     of the presets' samples and this d's: Plotly's own once ran to 300 at d = 1,536."""
-    context, tab = opened(browser, "phone", f"lang=en&d={d}", "dot_histogram")
-    try:
-        raw_range, scaled_range = tab.evaluate(AXES)
-        raw, scaled = preset_samples()
-        dots = sample_dot_products(d, SAMPLES, "normal", seed=d)
-        raw = np.concatenate([raw, dots.astype(np.float32)])
-        scaled = np.concatenate([scaled, (dots / math.sqrt(d)).astype(np.float32)])
-        assert_ends_at_the_samples(raw_range, raw, math.sqrt(d))
-        assert_ends_at_the_samples(scaled_range, scaled, 1.0)
-    finally:
-        context.close()
+    tab = opened("phone", f"scaling?lang=en&d={d}", chart("dot_histogram"))
+    raw_range, scaled_range = tab.evaluate(AXES)
+    raw, scaled = preset_samples()
+    dots = sample_dot_products(d, SAMPLES, "normal", seed=d)
+    raw = np.concatenate([raw, dots.astype(np.float32)])
+    scaled = np.concatenate([scaled, (dots / math.sqrt(d)).astype(np.float32)])
+    assert_ends_at_the_samples(raw_range, raw, math.sqrt(d))
+    assert_ends_at_the_samples(scaled_range, scaled, 1.0)
 
 
 # What a projector shows of the histogram: each panel's drawn x range and its bars' extent in px,
@@ -289,21 +271,18 @@ DRAWN = """() => {
           ticks, samples: Array.from(plot._fullData[0].x)}; }"""
 
 
-def drawn(browser, screen, d):
+def drawn(opened, screen, d):
     """The histogram at ``d`` as ``screen`` draws it (``DRAWN``)."""
-    context, tab = opened(browser, screen, f"lang=en&d={d}", "dot_histogram")
-    try:
-        return tab.evaluate(DRAWN)
-    finally:
-        context.close()
+    tab = opened(screen, f"scaling?lang=en&d={d}", chart("dot_histogram"))
+    return tab.evaluate(DRAWN)
 
 
 @pytest.mark.browser
-def test_on_a_projector_the_unscaled_histogram_widens_and_the_scaled_stays_put(browser):
+def test_on_a_projector_the_unscaled_histogram_widens_and_the_scaled_stays_put(opened):
     """From d = 64 to 6,144 (the presets) both axes keep one range; the unscaled bars then
     spread over more than four times the width (√96 ≈ 9.8 times the std), the scaled bars over
     about the same (within a factor 1.5: their farthest samples differ)."""
-    small, large = drawn(browser, "projector", 64), drawn(browser, "projector", 6144)
+    small, large = drawn(opened, "projector", 64), drawn(opened, "projector", 6144)
     assert small["ranges"] == large["ranges"]
     assert large["spans"][0] > 4 * small["spans"][0], (small["spans"], large["spans"])
     assert 1 / 1.5 < large["spans"][1] / small["spans"][1] < 1.5, (small["spans"], large["spans"])
@@ -311,10 +290,10 @@ def test_on_a_projector_the_unscaled_histogram_widens_and_the_scaled_stays_put(b
 
 @pytest.mark.browser
 @pytest.mark.parametrize("d", [64, 6144])
-def test_on_a_projector_the_measured_std_is_large_and_the_ticks_legible(browser, d):
+def test_on_a_projector_the_measured_std_is_large_and_the_ticks_legible(opened, d):
     """Each panel's title gives the std of the samples it draws, computed here by numpy from
     the drawn samples, in type ≥ 24 px; every tick label is ≥ 16 px."""
-    found = drawn(browser, "projector", d)
+    found = drawn(opened, "projector", d)
     samples = np.asarray(found["samples"], dtype=np.float64)
     for title, values in zip(found["titles"], (samples, samples / math.sqrt(d)), strict=True):
         assert title["text"].endswith(f"std {np.std(values):.3g}"), title
@@ -328,15 +307,12 @@ VERDICT = """(claims) => { const p = [...document.querySelectorAll('p.safe')]
 
 @pytest.mark.browser
 @pytest.mark.parametrize("lang", ["zh", "en"])
-def test_on_a_projector_the_training_answer_is_on_the_first_screen(browser, lang):
+def test_on_a_projector_the_training_answer_is_on_the_first_screen(opened, lang):
     """The saturation section's computed answer on ÷√d in training (/train's and /model's
     words): its sentence ends within a 1280 × 720 projector's first screen."""
     claims, _ = need_parts(lang)
     query = f"lang={lang}&section=saturation"
-    context, tab = opened(browser, "projector", query, "saturation_max")
-    try:
-        bottom = tab.evaluate(VERDICT, sentences_text(claims, lang))
-        screenshot(tab, f"scaling-projector-verdict-{lang}")
-        assert bottom is not None and bottom <= 720, bottom
-    finally:
-        context.close()
+    tab = opened("projector", f"scaling?{query}", chart("saturation_max"))
+    bottom = tab.evaluate(VERDICT, sentences_text(claims, lang))
+    screenshot(tab, f"scaling-projector-verdict-{lang}")
+    assert bottom is not None and bottom <= 720, bottom

@@ -118,8 +118,8 @@ def test_the_histogram_axes_end_where_the_samples_end(d, distribution, screen):
     std = math.sqrt(d) * entry_std(distribution)
     fig = figures.dot_histogram(dots, d, std, lang="en", screen=screen)
     raw, scaled = dots.astype(np.float32), (dots / math.sqrt(d)).astype(np.float32)
-    assert_ends_at_the_samples(fig.layout.xaxis.range, raw, std)
-    assert_ends_at_the_samples(fig.layout.xaxis2.range, scaled, entry_std(distribution))
+    assert_ends_at_the_samples(fig["layout"]["xaxis"]["range"], raw, std)
+    assert_ends_at_the_samples(fig["layout"]["xaxis2"]["range"], scaled, entry_std(distribution))
 
 
 def test_the_axis_rule_holds_at_every_d_the_page_allows():

@@ -263,14 +263,14 @@ NOTE_BELOW = 50  # px under a phone's panels: the x tick labels, then a note mov
 
 
 def line_note(screen: Screen, x: float) -> tuple[dict[str, Any], int]:
-    """Where a note about the vertical line at ``x`` of a figure's first panel goes
-    (``add_annotation``'s keywords), left of the line near its top; on a phone, whose narrow
-    panel has no room for it, under the panels at the left. Also the figure's bottom margin."""
+    """Where a note about the vertical line at ``x`` of a figure's first panel (axes x, y) goes,
+    as an annotation's place: left of the line near its top; on a phone, whose narrow panel has
+    no room for it, under the panels at the left. Also the figure's bottom margin."""
     if screen.across > 1:
-        where = {"x": x, "y": 0.9, "yref": "y domain", "xanchor": "right", "xshift": -LINE_GAP}
-        return where | {"row": 1, "col": 1}, 10
+        where = {"x": x, "y": 0.9, "xref": "x", "yref": "y domain", "xanchor": "right"}
+        return where | {"xshift": -LINE_GAP}, 10
     where = {"x": 0, "y": 0, "xref": "paper", "yref": "paper", "xanchor": "left"}
-    return where | {"yanchor": "top", "yshift": -24, "row": None, "col": None}, NOTE_BELOW
+    return where | {"yanchor": "top", "yshift": -24}, NOTE_BELOW
 
 
 def side_ticks(screen: Screen, end: int) -> dict[str, Any]:

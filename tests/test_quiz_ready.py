@@ -91,3 +91,28 @@ def test_the_first_question_and_its_box_are_on_the_first_screen(opened, screen, 
     found = tab.evaluate(FIRST)
     assert found["head_top"] >= 0 and found["head_bottom"] <= found["height"], found
     assert found["box_bottom"] <= found["height"], found
+
+
+CLOSE = {"en": ("Close enough", "±"), "zh": ("算对", "±")}
+EXACT = {"en": "Correct!", "zh": "正确！"}
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+@pytest.mark.parametrize("seed", [0, 11])
+def test_an_answer_within_the_tolerance_is_not_called_exact(seed, lang):
+    """Question 1 asks for 3 decimals and accepts ± its tolerance (steps rounded by hand). An
+    answer that rounds to another number is "close enough", with the tolerance and the answer;
+    only one that rounds to the answer is "correct"."""
+    question = make_quiz(seed)[0]
+    asked = 3
+    at = open_app("quiz", lang=lang, quiz_seed=str(seed))
+    box = at.number_input(key=f"quiz_answer_{seed}_1")
+    off = round(question.answer + 0.8 * question.tolerance, asked)
+    box.set_value(off).run()
+    close = at.success[0].value
+    assert EXACT[lang] not in close
+    words, sign = CLOSE[lang]
+    assert words in close and f"{sign}{question.tolerance:g}" in close
+    assert f"{question.answer:.{asked}f}" in close
+    at.number_input(key=f"quiz_answer_{seed}_1").set_value(round(question.answer, asked)).run()
+    assert EXACT[lang] in at.success[0].value

@@ -32,11 +32,17 @@ def _numbers(question: Question) -> dict[str, str]:
 
 def answer_text(question: Question) -> str:
     """The answer, rounded as a student would write it: to the decimals its prompt asks for."""
-    if question.kind in COUNTS:
-        return f"{question.answer:.0f}"
-    if question.kind in DECIMALS:
-        return f"{question.answer:.{DECIMALS[question.kind]}f}"
-    return f"{question.answer:.{DIGITS}g}"
+    return rounded(question.kind, question.answer)
+
+
+def rounded(kind: str, value: float) -> str:
+    """``value`` as an answer to a question of ``kind`` is written: a count whole, else to the
+    decimals its prompt asks for, or to DIGITS significant digits."""
+    if kind in COUNTS:
+        return f"{value:.0f}"
+    if kind in DECIMALS:
+        return f"{value:.{DECIMALS[kind]}f}"
+    return f"{value:.{DIGITS}g}"
 
 
 def box_format(kind: str) -> tuple[str, str]:
@@ -113,6 +119,14 @@ def need_answer(lang: str) -> None:
     page_link("train", t("train_link", lang))
 
 
+def feedback(question: Question, answer: float, lang: str) -> str:
+    """A right answer's feedback: "correct" when it rounds to the answer as shown, else that it
+    is within the tolerance (hand-rounded steps), so a ✓ never sits beside a different number."""
+    exact = rounded(question.kind, answer) == answer_text(question)
+    key = "qz_correct" if exact else "qz_close"
+    return t(key, lang, answer=answer_text(question), tolerance=f"{question.tolerance:g}")
+
+
 def ask(number: int, question: Question, seed: int, lang: str) -> bool | None:
     """One numeric question with its answer box and feedback: right, wrong, or None when not
     answered yet. A count takes a whole number."""
@@ -132,8 +146,8 @@ def ask(number: int, question: Question, seed: int, lang: str) -> bool | None:
     )
     hint = t(f"qz_hint_{question.kind}", lang, **numbers)
     right = None if answer is None else question.is_correct(answer)
-    if right is True:
-        st.success(t("qz_correct", lang, answer=answer_text(question)))
+    if answer is not None and right:
+        st.success(feedback(question, answer, lang))
     elif right is False:
         st.error(t("qz_wrong", lang, hint=hint))
     with st.expander(t("qz_show", lang)):

@@ -250,3 +250,20 @@ def test_the_measure_table_fits_a_phone(opened, lang):
     (table,) = tab.evaluate(TABLES)
     assert table["rows"] == 6
     assert table["hidden"] <= 1 and table["right"] <= table["width"]
+
+
+def significant(number):
+    """How many significant digits a printed number has (its mantissa's, if scientific)."""
+    mantissa = number.split(" × ")[0].lstrip("-")
+    return len(mantissa.replace(".", "").lstrip("0"))
+
+
+@pytest.mark.parametrize("query", [{}, {"d": "16", "optimizer": "adam"}])
+def test_the_measure_table_gives_its_measured_numbers_to_three_digits(query):
+    """The score std and the gradient's size, both runs, each to three significant digits: 0.200
+    beside 0.526, never 0.2 (a reader takes the shorter number for a rounder one)."""
+    at = open_app("train", **query)
+    table = at.table[0].value
+    measured = table.iloc[[2, 5], 1:].to_numpy().ravel()  # score std, early gradient
+    assert measured.size == 4
+    assert all(significant(str(cell)) == 3 for cell in measured), measured

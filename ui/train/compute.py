@@ -274,8 +274,10 @@ def num(value: float) -> str:
     'nan' on screen."""
     if not math.isfinite(value):
         return "—"
-    if value == 0 or abs(value) >= 1e-3:
-        return f"{value:.3g}"
+    if value == 0:
+        return "0"
+    if abs(value) >= 1e-3:  # "#" keeps trailing zeros: 0.200 beside 0.526, not 0.2
+        return f"{value:#.3g}".rstrip(".")
     return scientific(value, 2)
 
 

@@ -50,7 +50,12 @@ def figure(
 
 
 def grid(
-    panels: int, cols: int, titles: list[str], hgap: float = 0.03, vgap: float = 0.1
+    panels: int,
+    cols: int,
+    titles: list[str],
+    hgap: float = 0.03,
+    vgap: float = 0.1,
+    title_font: int = 14,
 ) -> tuple[dict[str, Any], list[tuple[str, str]]]:
     """Axes for small multiples in a grid, with a title above each: (layout, axis refs)."""
     rows = math.ceil(panels / cols)
@@ -77,7 +82,7 @@ def grid(
                 "xanchor": "center",
                 "yanchor": "bottom",
                 "showarrow": False,
-                "font": {"size": 14},
+                "font": {"size": title_font},
             }
         )
         refs.append((f"x{suffix}", f"y{suffix}"))

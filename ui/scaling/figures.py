@@ -100,26 +100,35 @@ def dot_histogram(
     titles = [
         _std_title(values, colour, t(name, lang), big, lang) for values, _, colour, name in panels
     ]
-    layout, refs = grid(2, 2, titles, hgap=0.08)
-    for title in layout["annotations"]:
-        title["font"] = {"size": big}  # the titles' line height: their large second line
+    # The titles' font sets their line height: that of their large second line.
+    layout, refs = grid(2, 2, titles, hgap=0.08, title_font=big)
     data, shapes = [], []
-    for (values, std, colour, _), fixed, axes in zip(panels, reach, refs, strict=True):
-        trace, x_range, lines = _histogram_panel(values, std, colour, fixed, axes)
+    for (values, std, colour, _), fixed, (x, y) in zip(panels, reach, refs, strict=True):
+        trace, x_range, lines = _histogram_panel(values, std, colour, fixed, (x, y))
         data.append(trace)
         shapes += lines
-        layout[f"xaxis{axes[0][1:]}"] |= {"range": x_range}
-    where, margin_b = line_note(screen, -theory_std)  # on a phone, under the panels
-    text, lines_count = _line_note_text(d, theory_std, lang)
-    note = {**where, "showarrow": False, "text": text, "font": {"size": screen.text_font}}
-    ticks = {"tickfont": {"size": screen.tick_font}}
-    for axis in ("xaxis", "xaxis2", "yaxis", "yaxis2"):
-        layout[axis] |= ticks
+        layout[x.replace("x", "xaxis")] |= {"range": x_range}
     layout["yaxis"] |= {"title": {"text": t("sc_count", lang)}}
-    margin_t = round(2 * TITLE_LINE * big)  # two title lines, the second in large type
-    margin = {"l": 10, "r": 10, "t": margin_t, "b": margin_b + NOTE_LINE * (lines_count - 1)}
+    note, margin_b = _line_note(d, theory_std, lang, screen)
+    margin = {"l": 10, "r": 10, "t": round(2 * TITLE_LINE * big), "b": margin_b}  # titles: 2 lines
     layout |= {"annotations": [*layout["annotations"], note], "shapes": shapes}
-    return figure(data, layout | {"height": height, "margin": margin, "bargap": 0.02})
+    size = {"height": height, "margin": margin, "bargap": 0.02}
+    return figure(data, _ticked(layout, screen) | size)
+
+
+def _ticked(layout: dict[str, Any], screen: Screen) -> dict[str, Any]:
+    """Every axis of ``layout`` with the screen's tick size."""
+    ticks = {"tickfont": {"size": screen.tick_font}}
+    return {key: value | ticks if "axis" in key else value for key, value in layout.items()}
+
+
+def _line_note(d: int, theory_std: float, lang: str, screen: Screen) -> tuple[dict[str, Any], int]:
+    """The note on the dotted lines (``line_note`` places it: on a phone under the panels), and
+    the figure's bottom margin, which holds its lines there."""
+    where, margin_b = line_note(screen, -theory_std)
+    text, lines = _line_note_text(d, theory_std, lang)
+    note = {**where, "showarrow": False, "text": text, "font": {"size": screen.text_font}}
+    return note, margin_b + NOTE_LINE * (lines - 1)
 
 
 NOTE_LINE = 20  # px a second line of the note takes (under a phone's panels)

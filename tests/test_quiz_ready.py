@@ -9,6 +9,7 @@ import re
 import pytest
 from conftest import open_app
 
+from ui.quiz.body import DECIMALS
 from ui.quiz.settings import QuizParams
 from viz_core import make_quiz
 
@@ -93,7 +94,7 @@ def test_the_first_question_and_its_box_are_on_the_first_screen(opened, screen, 
     assert found["box_bottom"] <= found["height"], found
 
 
-CLOSE = {"en": ("Close enough", "±"), "zh": ("算对", "±")}
+CLOSE = {"en": ("Close enough", "±"), "zh": ("算你对", "±")}
 EXACT = {"en": "Correct!", "zh": "正确！"}
 
 
@@ -104,7 +105,7 @@ def test_an_answer_within_the_tolerance_is_not_called_exact(seed, lang):
     answer that rounds to another number is "close enough", with the tolerance and the answer;
     only one that rounds to the answer is "correct"."""
     question = make_quiz(seed)[0]
-    asked = 3
+    asked = DECIMALS[question.kind]
     at = open_app("quiz", lang=lang, quiz_seed=str(seed))
     box = at.number_input(key=f"quiz_answer_{seed}_1")
     off = round(question.answer + 0.8 * question.tolerance, asked)
@@ -116,3 +117,19 @@ def test_an_answer_within_the_tolerance_is_not_called_exact(seed, lang):
     assert f"{question.answer:.{asked}f}" in close
     at.number_input(key=f"quiz_answer_{seed}_1").set_value(round(question.answer, asked)).run()
     assert EXACT[lang] in at.success[0].value
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+@pytest.mark.parametrize("seed", [0, 11])
+def test_a_final_answer_rounded_right_is_correct_where_no_decimals_are_asked(seed, lang):
+    """The gradient question (number 5) asks for no decimals: its answer rounded to 3 or to 2
+    decimals, typed so, is "correct", not "close enough" (a student who rounds the last step
+    right is right)."""
+    question = make_quiz(seed)[4]
+    assert question.kind == "gradient" and question.kind not in DECIMALS
+    at = open_app("quiz", lang=lang, quiz_seed=str(seed))
+    for decimals in (3, 2):
+        typed = round(question.answer, decimals)
+        assert abs(typed - question.answer) <= question.tolerance  # within it, to test wording
+        at.number_input(key=f"quiz_answer_{seed}_5").set_value(typed).run()
+        assert EXACT[lang] in at.success[0].value, (typed, at.success[0].value)

@@ -120,11 +120,19 @@ def need_answer(lang: str) -> None:
 
 
 def feedback(question: Question, answer: float, lang: str) -> str:
-    """A right answer's feedback: "correct" when it rounds to the answer as shown, else that it
-    is within the tolerance (hand-rounded steps), so a ✓ never sits beside a different number."""
-    exact = rounded(question.kind, answer) == answer_text(question)
+    """A right answer's feedback: "correct" when it is the answer rounded as far as the prompt
+    asks, or (where it asks for no decimals) as far as the student typed; else "close enough",
+    within the tolerance (steps rounded by hand), so a ✓ never sits beside another number."""
+    decimals = DECIMALS.get(question.kind, typed_decimals(answer))
+    exact = f"{answer:.{decimals}f}" == f"{question.answer:.{decimals}f}"
     key = "qz_correct" if exact else "qz_close"
-    return t(key, lang, answer=answer_text(question), tolerance=f"{question.tolerance:g}")
+    return t(key, lang, answer=answer_text(question), tolerance=f"{question.tolerance:.2g}")
+
+
+def typed_decimals(value: float) -> int:
+    """How many decimals a number has as typed (its shortest form: 0.87 has two)."""
+    text = repr(value)
+    return len(text.split(".")[1]) if "." in text and "e" not in text else 0
 
 
 def ask(number: int, question: Question, seed: int, lang: str) -> bool | None:
@@ -146,7 +154,7 @@ def ask(number: int, question: Question, seed: int, lang: str) -> bool | None:
     )
     hint = t(f"qz_hint_{question.kind}", lang, **numbers)
     right = None if answer is None else question.is_correct(answer)
-    if answer is not None and right:
+    if answer is not None and right:  # right implies an answer; mypy needs it said
         st.success(feedback(question, answer, lang))
     elif right is False:
         st.error(t("qz_wrong", lang, hint=hint))

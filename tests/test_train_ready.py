@@ -267,3 +267,11 @@ def test_the_measure_table_gives_its_measured_numbers_to_three_digits(query):
     measured = table.iloc[[2, 5], 1:].to_numpy().ravel()  # score std, early gradient
     assert measured.size == 4
     assert all(significant(str(cell)) == 3 for cell in measured), measured
+
+
+@pytest.mark.parametrize(("d", "root"), [("64", "8"), ("16", "4"), ("100", "10"), ("96", "9.8")])
+def test_the_square_root_of_d_k_is_exact_not_a_measurement(d, root):
+    """√d_k is a definition, not a measured number: √64 is "8" (as /scaling's "±√d = ±8"),
+    never "8.00"; an irrational one to three digits (√96 = 9.80 is "9.8")."""
+    at = open_app("train", lang="en", d=d)
+    assert f"√d_k = {root} before softmax" in " ".join(c.value for c in at.caption)

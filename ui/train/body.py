@@ -153,7 +153,7 @@ def loss_chart(runs: list[TrainRun], params: TrainParams, lang: str) -> None:
 
 def numbers_section(pair: TrainPair, params: TrainParams, lang: str) -> None:
     """What the loss curves show, and the numbers at the start that explain it."""
-    sqrt_d = compute.num(math.sqrt(params.d))
+    sqrt_d = f"{math.sqrt(params.d):.3g}"  # exact, not measured: 8, not 8.00
     st.caption(t("tr_same_start", lang, sqrt_d=sqrt_d) + " " + t("tr_loss_why", lang))
     left, right = st.columns(2, gap="medium")
     with left:

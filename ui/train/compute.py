@@ -362,7 +362,7 @@ def _start_sentence(e: Evidence, d: int, lang: str) -> str:
         lang,
         std_s=num(e.score_std[0]),
         std_u=num(e.score_std[1]),
-        sqrt_d=num(math.sqrt(d)),
+        sqrt_d=f"{math.sqrt(d):.3g}",
         peak_s=f"{e.peak[0]:.2f}",
         peak_u=f"{e.peak[1]:.2f}",
         share_s=pct(e.one_hot[0]),
@@ -379,7 +379,7 @@ def _gradient_sentence(e: Evidence, d: int, lang: str) -> str:
     """Did the gradient vanish at the start? Measured, not assumed."""
     ratio = gradient_ratio(e)
     key = "tr_v_grad_larger" if ratio >= 1 else "tr_v_grad_smaller"
-    return t(key, lang, ratio=num(ratio), window=e.window, sqrt_d=num(math.sqrt(d)))
+    return t(key, lang, ratio=num(ratio), window=e.window, sqrt_d=f"{math.sqrt(d):.3g}")
 
 
 def _reason_sentence(e: Evidence, d: int, optimizer: str, lang: str) -> str | None:

@@ -118,7 +118,12 @@ def test_the_shipped_sweeps_are_the_training_page_s_own_sweeps():
     for optimizer, stored in shipped_sweeps().items():
         fresh = steps_to_accuracy("previous", optimizer, D_KS, SEEDS, 0.9, MAX_STEPS, 10)
         assert stored.scaled.tolist() == fresh.scaled.tolist()
-        assert stored.unscaled.tolist() == fresh.unscaled.tolist()
+        # Unscaled runs are chaotic: their steps move with the last bits of exp and matmul,
+        # which differ between machines (a file made on an earlier machine: 12 of its 24 unscaled
+        # runs moved on this AVX2 one, no scaled run did).
+        assert stored.unscaled.tolist() == fresh.unscaled.tolist(), (
+            "need_sweeps.json was made on another processor: python -m ui.train.make_need"
+        )
         assert_allclose(stored.score_std_unscaled, fresh.score_std_unscaled, rtol=1e-12)
         assert (stored.d_ks, stored.seeds, stored.max_steps) == (D_KS, SEEDS, MAX_STEPS)
 

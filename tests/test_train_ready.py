@@ -13,7 +13,7 @@ import statistics
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, open_app
+from conftest import ROOT, chart_keys, open_app
 
 from viz_core import NEVER, train_head
 
@@ -275,3 +275,52 @@ def test_the_square_root_of_d_k_is_exact_not_a_measurement(d, root):
     never "8.00"; an irrational one to three digits (√96 = 9.80 is "9.8")."""
     at = open_app("train", lang="en", d=d)
     assert f"√d_k = {root} before softmax" in " ".join(c.value for c in at.caption)
+
+
+# --- a server whose processor trains the unscaled runs differently ----------------------------
+
+
+def shipped_with_moved_runs(moved):
+    """The shipped sweeps read from need_sweeps.json here, with ``moved`` of SGD's unscaled runs
+    reaching 90 % ten steps later than on the machine that made them."""
+    from ui.train.compute import sweep_from_json
+
+    stored = json.loads(Path(NEED_FILE).read_text(encoding="utf-8"))
+    unscaled = stored["sgd"]["unscaled"]
+    cells = [(i, j) for i in range(len(unscaled)) for j in range(len(unscaled[i]))]
+    for i, j in cells[:moved]:
+        unscaled[i][j] = 10 if unscaled[i][j] == NEVER else unscaled[i][j] + 10
+    return {optimizer: sweep_from_json(sweep) for optimizer, sweep in stored.items()}
+
+
+def moved_note(at):
+    return [e.value for e in at.get("info") if "chaotic" in e.value or "混沌" in e.value]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_sweep_says_where_this_server_s_runs_differ_from_the_shipped_ones(monkeypatch, lang):
+    """/train's own sweep at the shipped setting (task "previous", seeds 0–2, SGD) is compared
+    run by run with the file behind the page's answer: the page counts the runs that differ
+    (three, put in the file by hand here) and says why; with the file as made, it says nothing."""
+    from ui.train import compute
+
+    at = open_app("train", lang=lang)
+    at.button(key="train_sweep").click().run()
+    assert not moved_note(at)  # need_sweeps.json was made on this machine (test_pages_agree)
+    monkeypatch.setattr(compute, "shipped_sweeps", lambda: shipped_with_moved_runs(3))
+    at.run()
+    (text,) = moved_note(at)
+    assert ("3 of 24 runs" if lang == "en" else "有 3 次（共 24 次）") in text
+
+
+def test_a_sweep_of_another_task_or_seed_is_not_compared(monkeypatch):
+    """The shipped file holds the default task and seeds only: a sweep of another is not set
+    beside it (no note), even where the file's runs differ from this machine's."""
+    from ui.train import compute
+
+    monkeypatch.setattr(compute, "shipped_sweeps", lambda: shipped_with_moved_runs(24))
+    for query in ({"task": "max"}, {"seed": "5"}):
+        at = open_app("train", lang="en", steps="50", **query)
+        at.button(key="train_sweep").click().run()
+        assert "sweep_steps" in chart_keys(at)  # the sweep is shown
+        assert not moved_note(at)

@@ -275,6 +275,9 @@ def sweep_section(params: TrainParams, lang: str) -> None:
         notes.rerun()
     result = compute.sweep(task=params.task, optimizer=params.optimizer, seed=params.seed)
     callout(t("tr_verdict_title", lang), compute.sweep_summary(result, lang), lang)
+    moved = compute.moved_runs(result)
+    if moved:  # the page's answer above is the shipped sweep's: say where this server's differs
+        st.info(t("tr_sweep_moved", lang, moved=moved, runs=result.scaled.size * 2))
     chart("sweep_steps", figures.sweep_steps, result, lang=lang)
     st.dataframe(sweep_table(result, lang), hide_index=True, width="stretch")
 

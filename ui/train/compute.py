@@ -519,6 +519,18 @@ def shipped_sweeps() -> dict[str, Sweep]:
     return {optimizer: sweep_from_json(stored[optimizer]) for optimizer in OPTIMIZERS}
 
 
+def moved_runs(result: Sweep) -> int | None:
+    """How many of this sweep's runs reached 90 % at another step than the shipped sweep's
+    (made on another processor: unscaled runs are chaotic in the last bits of exp and matmul);
+    None where the shipped sweeps do not cover this sweep's task and seeds."""
+    shipped = shipped_sweeps()[result.optimizer]
+    same = ("task", "lr", "d_ks", "seeds", "max_steps", "eval_every", "target")
+    if any(getattr(result, name) != getattr(shipped, name) for name in same):
+        return None
+    moved = (result.scaled != shipped.scaled) | (result.unscaled != shipped.unscaled)
+    return int(moved.sum())
+
+
 @dataclass(frozen=True)
 class Need:
     """Without ÷√d_k against with it, at one d_k and optimizer: medians over the sweep's seeds."""

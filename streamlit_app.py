@@ -19,15 +19,18 @@ st.set_page_config(
     layout="wide",
     initial_sidebar_state="collapsed",
 )
-# Before the navigation: the top bar's "more" is relabelled from its first drawing on.
-st.html(screen.screen_css(state.present(), t("nav_more", state.lang())) + touch.TAP_CSS)
-page = st.navigation(state.navigation_pages(state.lang()), position="top")
+# Before the navigation: the top bar's "more" is relabelled from its first drawing on (and
+# Streamlit's English typing hint is drawn in the page's language).
+lang = state.lang()
+hints = t("enter_apply", lang), t("enter_submit", lang)
+st.html(screen.screen_css(state.present(), t("nav_more", lang), *hints) + touch.TAP_CSS)
+page = st.navigation(state.navigation_pages(lang), position="top")
 # After the navigation (a rerun it brings stays on this page), before any widget (one the
 # browser has not set up yet when it asks for the rerun comes back with its default).
 screen.watch_width(link_notes)
 touch.one_tap()
 state.app_switches()
-notes.show_notes(link_notes, state.lang())
+notes.show_notes(link_notes, lang)
 
 try:
     page.run()

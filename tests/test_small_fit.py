@@ -182,3 +182,70 @@ def test_the_css_that_relabels_the_top_bar_comes_before_the_top_bar(browser):
         assert css < kinds.index("navigation")
     finally:
         context.close()
+
+
+# --- Streamlit's typing hint, in the page's language -------------------------------------------
+
+# What the hint under a box being typed in shows: its first span's own text (hidden) and what is
+# drawn in its place, and the rest (a length counter) as it is.
+HINT = """() => {
+  const hint = document.querySelector('[data-testid=InputInstructions]');
+  if (!hint) return null;
+  const [first, ...rest] = hint.querySelectorAll(':scope > span');
+  const drawn = getComputedStyle(first, '::after').content;
+  return {hidden: getComputedStyle(first).visibility === 'hidden',
+          drawn: drawn === 'none' ? first.textContent : JSON.parse(drawn),
+          rest: rest.map(span => span.textContent)};
+}"""
+HINTS = {
+    "zh": ("按 Enter 键确认", "按 Enter 键提交"),
+    "en": ("Press Enter to apply", "Press Enter to submit"),
+}
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+@pytest.mark.parametrize(
+    ("path", "box", "in_form", "counter"),
+    [
+        ("quiz", "[class*=st-key-quiz_answer_] input", False, False),
+        ("", ".st-key-lab_text input", False, True),
+        ("classroom", ".st-key-classroom_code_typed input", True, True),
+    ],
+)
+def test_the_typing_hint_speaks_the_page_s_language(opened, lang, path, box, in_form, counter):
+    """While a student types, the hint under the box reads in the page's language (Streamlit
+    writes "Press Enter to apply" in English in every language): "submit" in a form, and a box
+    with a length limit keeps its counter beside it."""
+    tab = opened("laptop", f"{path}?lang={lang}", box)
+    tab.locator(box).first.click()
+    tab.keyboard.type("12")
+    tab.wait_for_selector("[data-testid=InputInstructions]", timeout=10_000)
+    hint = tab.evaluate(HINT)
+    assert hint["hidden"] and hint["drawn"] == HINTS[lang][in_form]
+    assert any("/" in text for text in hint["rest"]) == counter
+
+
+# --- /steps: every step's formulas fit a phone -------------------------------------------------
+
+# Each formula's ink (KaTeX's drawn boxes) against its own box, which scrolls what is wider, and
+# against the window.
+FORMULA_INK = """() => [...document.querySelectorAll('.katex-display')].map(display => {
+  const box = display.getBoundingClientRect();
+  const ink = [...display.querySelectorAll('.katex-html .base')]
+    .map(b => b.getBoundingClientRect());
+  return {text: display.textContent.slice(0, 30), box: Math.min(box.right, innerWidth),
+          left: Math.min(...ink.map(r => r.left)) - box.left,
+          right: Math.max(...ink.map(r => r.right))}; })"""
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_every_step_s_formulas_fit_a_phone(opened, lang):
+    """/steps 1–6 on a phone at the largest d_k a link allows: each formula is drawn inside its
+    box and the window (the projections' line, 419 px wide, had "(9×64)" scrolled out)."""
+    for step in range(1, 7):
+        tab = opened("phone", f"steps?lang={lang}&step={step}&d=6144", ".katex-display")
+        formulas = tab.evaluate(FORMULA_INK)
+        assert formulas, step
+        cut = [(step, f["text"]) for f in formulas if f["right"] > f["box"] + 1 or f["left"] < -1]
+        assert cut == []
+        tab.context.close()

@@ -51,13 +51,24 @@ MORE_CSS = (
     f' {MORE}::after{{content:"{{more}}";visibility:visible;position:absolute;left:0;top:50%;'
     "transform:translateY(-50%);line-height:1.2;white-space:nowrap}"
 )
+# Streamlit's hint under a text or number box being typed in ("Press Enter to apply", "... to
+# submit form" in a form), English in every language: drawn in the page's, the same way.
+ENTER = "[data-testid=InputInstructions] > span:first-child"
+ENTER_CSS = (
+    f"{ENTER}{{visibility:hidden;position:relative}}"
+    f' {ENTER}::after{{content:"{{apply}}";visibility:visible;position:absolute;left:0;top:0;'
+    "white-space:nowrap}"
+    f' [data-testid=stForm] {ENTER}::after{{content:"{{submit}}"}}'
+)
 PHONE_MEDIA = "@media (max-width:640px)"
 
 
-def screen_css(present: bool, more: str) -> str:
-    """This run's CSS: the screen's, the projector's, and the top bar's "more" in ``more``."""
+def screen_css(present: bool, more: str, apply: str, submit: str) -> str:
+    """This run's CSS: the screen's, the projector's, the top bar's "more" in ``more``, and the
+    typing hint's ``apply`` (``submit`` in a form)."""
     projector = PRESENT_CSS if present else ""
-    return f"<style>{SCREEN_CSS} {projector} {MORE_CSS.replace('{more}', more)}</style>"
+    enter = ENTER_CSS.replace("{apply}", apply).replace("{submit}", submit)
+    return f"<style>{SCREEN_CSS} {projector} {MORE_CSS.replace('{more}', more)} {enter}</style>"
 
 
 def page_css(present: bool, every: str = "", crowded: str = "", projector: str = "") -> None:

@@ -144,7 +144,10 @@ def step_qkv(result: LabResult, lang: str) -> None:
     dims = min(DIMS, d_k)
     figure_side, words = sides()
     with words:
-        st.latex(rf"Q = X W_Q,\quad K = X W_K,\quad V = X W_V \qquad ({n} \times {d_k})")
+        st.latex(  # two lines: one is wider than a phone
+            rf"\begin{{gathered}} Q = X W_Q,\quad K = X W_K,\quad V = X W_V \\"
+            rf" ({n} \times {d_k}) \end{{gathered}}"
+        )
         choose(StepsParams, "matrix", t("st_matrix", lang), ("q", "k", "v"), horizontal=True,
                format_func=str.upper)  # fmt: skip
         safe_text(t("st_why_1", lang, dims=dims, d=d_k))

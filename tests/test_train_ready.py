@@ -324,3 +324,18 @@ def test_a_sweep_of_another_task_or_seed_is_not_compared(monkeypatch):
         at.button(key="train_sweep").click().run()
         assert "sweep_steps" in chart_keys(at)  # the sweep is shown
         assert not moved_note(at)
+
+
+def test_a_scaled_and_an_unscaled_run_that_moved_count_as_two(monkeypatch):
+    """The count is of runs, as the note's "of 24 runs" says: the scaled and the unscaled run of
+    one (d_k, seed) that both moved are two, not one pair."""
+    from ui.train import compute
+    from ui.train.compute import sweep_from_json
+
+    stored = json.loads(Path(NEED_FILE).read_text(encoding="utf-8"))
+    made = sweep_from_json(stored["adam"])
+    stored["adam"]["scaled"][0][0] += 10
+    stored["adam"]["unscaled"][0][0] += 10
+    moved = {optimizer: sweep_from_json(sweep) for optimizer, sweep in stored.items()}
+    monkeypatch.setattr(compute, "shipped_sweeps", lambda: moved)
+    assert compute.moved_runs(made) == 2

@@ -524,11 +524,11 @@ def moved_runs(result: Sweep) -> int | None:
     (made on another processor: unscaled runs are chaotic in the last bits of exp and matmul);
     None where the shipped sweeps do not cover this sweep's task and seeds."""
     shipped = shipped_sweeps()[result.optimizer]
-    same = ("task", "lr", "d_ks", "seeds", "max_steps", "eval_every", "target")
-    if any(getattr(result, name) != getattr(shipped, name) for name in same):
+    settings = [name for name in Sweep.__dataclass_fields__ if name not in _SWEEP_ARRAYS]
+    if any(getattr(result, name) != getattr(shipped, name) for name in settings):
         return None
-    moved = (result.scaled != shipped.scaled) | (result.unscaled != shipped.unscaled)
-    return int(moved.sum())
+    moved = [getattr(result, name) != getattr(shipped, name) for name in ("scaled", "unscaled")]
+    return int(sum(runs.sum() for runs in moved))  # a run each: scaled and unscaled apart
 
 
 @dataclass(frozen=True)

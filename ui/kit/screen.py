@@ -42,24 +42,25 @@ PRESENT_CSS = (
     f" {SWITCH_OFF} > div{{background:currentColor}}"
     f" {RADIO_OFF}{{border-color:currentColor;box-shadow:inset 0 0 0 1px currentColor}}"
 )
-# The top bar's overflow link, which Streamlit labels "3 more" in every language: its text
-# hidden, the app's own drawn in its place (centred on the hidden text's box, as the other
-# links' text is: top:0 drew it 4 px low).
+
+
+def relabel(selector: str, text: str, place: str = "top:0") -> str:
+    """CSS that hides Streamlit's own English text at ``selector`` and draws ``text`` in its
+    place (at ``place`` in its box)."""
+    return (
+        f"{selector}{{visibility:hidden;position:relative}}"
+        f' {selector}::after{{content:"{text}";visibility:visible;position:absolute;left:0;'
+        f"{place};white-space:nowrap}}"
+    )
+
+
+# The top bar's overflow link, which Streamlit labels "3 more" in every language (centred on
+# the hidden text's box, as the other links' text is: top:0 drew it 4 px low).
 MORE = ".rc-overflow-item-rest [data-testid=stTopNavSection] p"
-MORE_CSS = (
-    f"{MORE}{{visibility:hidden;position:relative}}"
-    f' {MORE}::after{{content:"{{more}}";visibility:visible;position:absolute;left:0;top:50%;'
-    "transform:translateY(-50%);line-height:1.2;white-space:nowrap}"
-)
+MORE_PLACE = "top:50%;transform:translateY(-50%);line-height:1.2"
 # Streamlit's hint under a text or number box being typed in ("Press Enter to apply", "... to
-# submit form" in a form), English in every language: drawn in the page's, the same way.
+# submit form" in a form), English in every language.
 ENTER = "[data-testid=InputInstructions] > span:first-child"
-ENTER_CSS = (
-    f"{ENTER}{{visibility:hidden;position:relative}}"
-    f' {ENTER}::after{{content:"{{apply}}";visibility:visible;position:absolute;left:0;top:0;'
-    "white-space:nowrap}"
-    f' [data-testid=stForm] {ENTER}::after{{content:"{{submit}}"}}'
-)
 PHONE_MEDIA = "@media (max-width:640px)"
 
 
@@ -67,8 +68,9 @@ def screen_css(present: bool, more: str, apply: str, submit: str) -> str:
     """This run's CSS: the screen's, the projector's, the top bar's "more" in ``more``, and the
     typing hint's ``apply`` (``submit`` in a form)."""
     projector = PRESENT_CSS if present else ""
-    enter = ENTER_CSS.replace("{apply}", apply).replace("{submit}", submit)
-    return f"<style>{SCREEN_CSS} {projector} {MORE_CSS.replace('{more}', more)} {enter}</style>"
+    more_css = relabel(MORE, more, MORE_PLACE)
+    enter_css = f'{relabel(ENTER, apply)} [data-testid=stForm] {ENTER}::after{{content:"{submit}"}}'
+    return f"<style>{SCREEN_CSS} {projector} {more_css} {enter_css}</style>"
 
 
 def page_css(present: bool, every: str = "", crowded: str = "", projector: str = "") -> None:

@@ -399,8 +399,8 @@ def _cell_px(fig, axis="xaxis"):
 def test_a_phone_gets_a_figure_as_wide_as_its_screen_with_numbers_only_where_they_fit():
     """Streamlit squeezes a figure wider than the screen, but not its text: on a phone the
     heatmap is sized to the phone and prints its numbers only if they fit the cells it has.
-    The articles' 9 × 9 weights fit at 12 px once the rows' title gives its room to the cells
-    (issue 37, item 10); 16 tokens do not, and leave them to the hover."""
+    The articles' 9 × 9 weights fit at 12 px once the rows' title gives its room to the cells;
+    16 tokens do not, and leave them to the hover."""
     for n, phone_numbered in ((9, True), (16, False)):
         tokens = (PHONE_TOKENS * 2)[:n]
         weights = np.random.default_rng(0).dirichlet(np.ones(n), n)

@@ -1,4 +1,4 @@
-"""Multi-head attention, embeddings with positions, temperature: the core contract of issue 5."""
+"""Multi-head attention, embeddings with positions, temperature: the core contract."""
 
 import math
 

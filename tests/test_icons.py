@@ -1,4 +1,4 @@
-"""Icons that always draw: nothing the app itself draws needs an emoji font (issue 23).
+"""Icons that always draw: nothing the app itself draws needs an emoji font.
 
 Without ``fonts-noto-color-emoji`` an emoji draws as an empty box, so every icon is one of
 Streamlit's bundled Material icons and every label is plain text. User text may hold emoji; the

@@ -1,4 +1,4 @@
-"""The lab's compare mode (issue 37, item 14) under AppTest: ?compare=true shows the lab's
+"""The lab's compare mode under AppTest: ?compare=true shows the lab's
 settings (A) beside B (b_ keys over A's), one stage and one row for both, the row's weights from
 both, and B − A when the tokens are the same. Expected matrices are numpy's, from the Q and K the
 app's core draws."""

@@ -362,7 +362,7 @@ def test_plotly_labels_are_escaped():
         assert "<b>" not in spec.replace("<br>", ""), key
 
 
-# --- heads, source, temperature (issue 5) ----------------------------------------------------
+# --- heads, source, temperature -------------------------------------------------------------
 
 
 def heatmaps(at, key):

@@ -1,4 +1,4 @@
-"""The sentences issue 26 found wrong or confusing, each now read against the numbers."""
+"""The pages' sentences about their numbers, each read against those numbers."""
 
 import numpy as np
 from conftest import markdown_texts, open_app

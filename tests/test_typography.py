@@ -1,4 +1,4 @@
-"""Screen typography (issue 35): one ``Screen`` gives every figure its fonts, heights and
+"""Screen typography: one ``Screen`` gives every figure its fonts, heights and
 spacings on a phone, a laptop and a projector; every figure builder takes it, and no page module
 branches on which screen it is (the kit computes what differs)."""
 

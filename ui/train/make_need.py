@@ -3,7 +3,7 @@
 
     python -m ui.train.make_need
 
-tests/test_pages_agree.py trains them again and compares: run this after changing the head, its
+tests/test_need_scale.py trains them again and compares: run this after changing the head, its
 training or the sweep's settings.
 """
 

@@ -1,4 +1,4 @@
-"""/train ready for a lesson (issue 37): the answer to "does a head still learn without ÷√d_k?"
+"""/train's answer at a lesson: the answer to "does a head still learn without ÷√d_k?"
 on the first screen of a projector, stated as the shipped sweep computes it; the frame on the
 page's own run names its seed and sets it beside the median of the sweep's seeds, so that one
 run and the sweep never read as opposing claims; the measure table fits a phone.
@@ -89,7 +89,7 @@ def test_the_shipped_sweeps_give_every_kind_the_lesson_talks_about():
     assert {"stuck", "slower", "as_well"} <= kinds
 
 
-# --- item 2: the page's one run beside the median of the seeds (AppTest) ---------------------
+# --- the page's one run beside the median of the seeds (AppTest) ---------------------
 
 
 def run_frame(at):
@@ -186,7 +186,7 @@ def test_a_setting_the_sweep_does_not_cover_is_called_one_seed():
     assert "median unscaled run" not in seeds
 
 
-# --- item 1: the answer on the first screen (Chromium) --------------------------------------
+# --- the answer on the first screen (Chromium) --------------------------------------
 
 ANSWER = """() => { const box = document.querySelector('.st-key-need_answer');
   const chart = document.querySelector('.st-key-loss_curves');
@@ -234,7 +234,7 @@ def test_on_a_phone_the_answer_follows_the_chart_which_stays_on_the_first_screen
     assert found["overflow"] <= 1
 
 
-# --- item 3: the measure table fits a phone (Chromium) --------------------------------------
+# --- the measure table fits a phone (Chromium) --------------------------------------
 
 TABLES = """() => [...document.querySelectorAll('[data-testid=stTableStyledTable]')].map(e => ({
   hidden: e.scrollWidth - e.parentElement.clientWidth, right: e.getBoundingClientRect().right,
@@ -306,7 +306,7 @@ def test_the_sweep_says_where_this_server_s_runs_differ_from_the_shipped_ones(mo
 
     at = open_app("train", lang=lang)
     at.button(key="train_sweep").click().run()
-    assert not moved_note(at)  # need_sweeps.json was made on this machine (test_pages_agree)
+    assert not moved_note(at)  # need_sweeps.json was made on this machine (test_need_scale)
     monkeypatch.setattr(compute, "shipped_sweeps", lambda: shipped_with_moved_runs(3))
     at.run()
     (text,) = moved_note(at)

@@ -1,4 +1,4 @@
-"""/softmax, lesson-ready (issue 37): the articles' examples are one pick away and a pick closes
+"""/softmax at a lesson: the articles' examples are one pick away and a pick closes
 their list, which fits the first screen of a laptop, a projector and a phone; on a phone the
 tables and formulas fit the width. Settings under AppTest, sizes in real Chromium."""
 

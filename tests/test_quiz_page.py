@@ -1,4 +1,4 @@
-"""/quiz ready for a lesson (issue 37): the first question to answer, its text and its answer box,
+"""/quiz at a lesson: the first question to answer, its text and its answer box,
 on the first screen of a projector, two laptops and a phone; a question that asks for so many
 decimals shows its answer, its box and its placeholder with as many; the seed's box says it picks
 a question set (not a question's number, which "题号" read as)."""

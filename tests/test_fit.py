@@ -1,4 +1,4 @@
-"""Issue 37, small items, in real Chromium: /kernel's numbers stay in their own bars, the phone's
+"""What must fit, in real Chromium: /kernel's numbers stay in their own bars, the phone's
 page drawer closes from its chevron (not from under "中文"), the cross-attention formula fits its
 column on a phone and on laptops, a switch that is off reads at a projector, and the app's CSS
 comes before the top bar that it relabels."""

@@ -1,4 +1,4 @@
-"""/scaling ready for a lesson (issue 37): one section at a time, picked like /kernel's and kept in
+"""/scaling at a lesson: one section at a time, picked like /kernel's and kept in
 the link; each section's figure on the first screen of a phone, two laptops and a projector; the
 histogram's x axes fixed across the presets (so the unscaled panel widens with d and the scaled one
 stays put), ending where the farthest sample ends, its measured std in large type and its ticks
@@ -90,7 +90,7 @@ def test_a_bad_section_in_a_link_opens_the_first_with_a_note():
 
 def test_the_training_question_has_its_spot_beside_the_link_to_train():
     """The saturation section ends with its why and the way to /train, where the sentence on
-    whether training needs ÷√d is to go (issue 37)."""
+    whether training needs ÷√d is to go."""
     at = open_app("scaling", lang="en", section="saturation")
     assert any("weights hardly respond" in caption.value for caption in at.caption)
     assert at.get("page_link")

@@ -1,4 +1,4 @@
-"""Issue 37, items 7 and 12: /model, /train and the quiz's model answer give one answer to "does
+"""Does a head need ÷√d? /model, /train and the quiz's model answer give one answer to "does
 a head still learn without ÷√d?", with its conditions (which d_k, which optimizer, slower or
 stuck), every number from the training page's own runs; and /train's and /model's formulas,
 labels and tables fit a phone."""
@@ -107,7 +107,7 @@ def shown(at):
     return html.unescape(" ".join(bodies + [e.value for k in kinds for e in at.get(k)]))
 
 
-# --- item 7: one answer, with its conditions, computed from the runs -------------------------
+# --- one answer, with its conditions, computed from the runs -------------------------
 
 
 def test_the_shipped_sweeps_are_the_training_page_s_own_sweeps():
@@ -236,7 +236,7 @@ def test_with_nothing_stuck_cannot_learn_is_too_strong_or_unsupported(
     assert (f"{never} of the 24 unscaled runs fell short" in " ".join(claims)) == bool(never)
 
 
-# --- item 12: on a phone, formulas, labels and tables fit ------------------------------------
+# --- on a phone, formulas, labels and tables fit ------------------------------------
 
 PHONE = {
     "viewport": {"width": 390, "height": 844},

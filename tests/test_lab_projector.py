@@ -1,4 +1,4 @@
-"""The lab, lesson-ready at a projector (issue 37): the selected row's weights are printed at
+"""The lab at a projector: the selected row's weights are printed at
 16 px or more beside the heatmap, on the first screen with the row's verdict; in compare mode a
 change of B closes B's settings, which open narrow. Sizes in real Chromium; the weights are
 numpy's softmax of the row, from the Q and K the app's core draws."""

@@ -281,11 +281,11 @@ def test_the_square_root_of_d_k_is_exact_not_a_measurement(d, root):
 
 
 def shipped_with_moved_runs(moved):
-    """The shipped sweeps read from need_sweeps.json here, with ``moved`` of SGD's unscaled runs
-    reaching 90 % ten steps later than on the machine that made them."""
-    from ui.train.compute import sweep_from_json
+    """The shipped sweeps as this machine's own kernels train them (as the page's sweep does),
+    with ``moved`` of SGD's unscaled runs reaching 90 % ten steps later."""
+    from ui.train.compute import need_sweep, sweep_from_json, sweep_to_json
 
-    stored = json.loads(Path(NEED_FILE).read_text(encoding="utf-8"))
+    stored = {optimizer: sweep_to_json(need_sweep(optimizer)) for optimizer in ("sgd", "adam")}
     unscaled = stored["sgd"]["unscaled"]
     cells = [(i, j) for i in range(len(unscaled)) for j in range(len(unscaled[i]))]
     for i, j in cells[:moved]:
@@ -301,13 +301,16 @@ def moved_note(at):
 def test_the_sweep_says_where_this_server_s_runs_differ_from_the_shipped_ones(monkeypatch, lang):
     """/train's own sweep at the shipped setting (task "previous", seeds 0–2, SGD) is compared
     run by run with the file behind the page's answer: the page counts the runs that differ
-    (three, put in the file by hand here) and says why; with the file as made, it says nothing."""
+    (three, put in by hand here) and says why; where no run differs, it says nothing."""
     from ui.train import compute
 
+    same = shipped_with_moved_runs(0)
+    monkeypatch.setattr(compute, "shipped_sweeps", lambda: same)
     at = open_app("train", lang=lang)
     at.button(key="train_sweep").click().run()
-    assert not moved_note(at)  # need_sweeps.json was made on this machine (test_need_scale)
-    monkeypatch.setattr(compute, "shipped_sweeps", lambda: shipped_with_moved_runs(3))
+    assert not moved_note(at)
+    three = shipped_with_moved_runs(3)
+    monkeypatch.setattr(compute, "shipped_sweeps", lambda: three)
     at.run()
     (text,) = moved_note(at)
     assert ("3 of 24 runs" if lang == "en" else "有 3 次（共 24 次）") in text
@@ -318,7 +321,8 @@ def test_a_sweep_of_another_task_or_seed_is_not_compared(monkeypatch):
     beside it (no note), even where the file's runs differ from this machine's."""
     from ui.train import compute
 
-    monkeypatch.setattr(compute, "shipped_sweeps", lambda: shipped_with_moved_runs(24))
+    every = shipped_with_moved_runs(24)
+    monkeypatch.setattr(compute, "shipped_sweeps", lambda: every)
     for query in ({"task": "max"}, {"seed": "5"}):
         at = open_app("train", lang="en", steps="50", **query)
         at.button(key="train_sweep").click().run()

@@ -26,6 +26,13 @@ FUZZ = {
 }
 
 
+def pytest_collection_modifyitems(items):
+    """A browser test is slow: the quick tier (-m "not slow") leaves every one out."""
+    for item in items:
+        if item.get_closest_marker("browser"):
+            item.add_marker(pytest.mark.slow)
+
+
 def decode(value):
     """A Plotly JSON array: plain list, or Plotly ≥ 6's {"dtype", "bdata", "shape"} encoding."""
     if isinstance(value, dict) and "bdata" in value:

@@ -2,10 +2,12 @@
 
 import ast
 import importlib
+import os
 import re
 import subprocess
 import sys
 
+import pytest
 from conftest import ROOT
 
 from ui.kit.pages import PATHS
@@ -224,3 +226,43 @@ def test_adding_a_page_is_a_folder_and_one_registry_line(tmp_path):
     )
     assert result.returncode == 0, result.stderr[-2000:]
     assert result.stdout.strip().splitlines()[-1] == "Scratch"
+
+
+SCRATCH = """
+import pytest
+
+
+@pytest.mark.slow
+def test_marked_slow():
+    pass
+
+
+@pytest.mark.browser
+def test_in_a_browser():
+    pass
+
+
+def test_quick():
+    pass
+"""
+
+
+TIERS = [("not slow", ["test_quick"]), ("slow", ["test_marked_slow", "test_in_a_browser"])]
+
+
+@pytest.mark.parametrize(("tier", "chosen"), TIERS)
+def test_the_quick_tier_leaves_out_what_is_marked_slow(tier, chosen):
+    """A scratch test file in tests/ (so conftest.py and pyproject.toml apply): -m "not slow"
+    collects only its unmarked test, -m slow the one marked slow and the browser one."""
+    scratch = ROOT / "tests" / f"scratch_tier_{os.getpid()}.py"
+    scratch.write_text(SCRATCH, encoding="utf-8")
+    try:
+        result = subprocess.run(
+            [sys.executable, "-m", "pytest", str(scratch), "-m", tier, "--collect-only", "-q",
+             "-p", "no:cacheprovider"],
+            cwd=ROOT, capture_output=True, text=True,
+        )  # fmt: skip
+    finally:
+        scratch.unlink()
+    collected = [line.rsplit("::", 1)[1] for line in result.stdout.splitlines() if "::" in line]
+    assert collected == chosen, result.stdout + result.stderr

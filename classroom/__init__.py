@@ -16,6 +16,7 @@ Example:
 
 from classroom.config import default_url
 from classroom.questions import KINDS, QUESTIONS, Question, Truth
+from classroom.refusals import Busy, Forbidden, Invalid, NotFound, Refusal, Unavailable
 from classroom.store import (
     PHASES,
     Room,
@@ -25,14 +26,18 @@ from classroom.store import (
     StudentRow,
     StudentView,
     Tally,
-    Unavailable,
 )
 
 __all__ = [
     "KINDS",
     "PHASES",
     "QUESTIONS",
+    "Busy",
+    "Forbidden",
+    "Invalid",
+    "NotFound",
     "Question",
+    "Refusal",
     "Room",
     "RoomView",
     "Store",

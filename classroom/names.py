@@ -6,6 +6,8 @@
 import secrets
 from collections.abc import Collection
 
+from classroom.refusals import Invalid
+
 LANGS = ("zh", "en")
 ADJECTIVES = {
     "zh": (
@@ -35,7 +37,7 @@ ANIMALS = {
 def check_lang(lang: object) -> str:
     """``lang`` when the app speaks it, else a ValueError with a sentence."""
     if lang not in LANGS:
-        raise ValueError("The language must be zh (中文) or en (English).")
+        raise Invalid("bad_lang")
     return str(lang)
 
 

@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from classroom.refusals import Invalid
 from classroom.safety import clean_answer
 from viz_core import (
     D_MAX,
@@ -118,11 +119,11 @@ class Question:
     def settings(self, given: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """The defaults with ``given`` merged over them, each checked; ValueError otherwise."""
         if given is not None and not isinstance(given, Mapping):
-            raise ValueError("The settings must name each setting with its value.")
+            raise Invalid("not_settings")
         given = dict(given or {})
         unknown = sorted(set(given) - set(self.fields))
         if unknown:
-            raise ValueError(f"This question has no setting called {', '.join(unknown)}.")
+            raise Invalid("unknown_setting", names=", ".join(unknown))
         merged = {**self.defaults, **given}
         return {name: check_field(name, spec, merged[name]) for name, spec in self.fields.items()}
 
@@ -153,15 +154,15 @@ def check_field(name: str, spec: Field, value: object) -> Any:
     """``value`` as the setting ``name`` stores it; a ValueError with a sentence otherwise."""
     if spec.kind == "flag":
         if not isinstance(value, bool):
-            raise ValueError(f"The setting {name} must be true or false.")
+            raise Invalid("setting_flag", name=name)
         return value
     if spec.kind == "choice":
         if value not in spec.choices:
-            raise ValueError(f"The setting {name} must be one of {', '.join(spec.choices)}.")
+            raise Invalid("setting_choice", name=name, choices=", ".join(spec.choices))
         return value
     if spec.kind == "text":
         if not isinstance(value, str) or len(value) > spec.high:
-            raise ValueError(f"The setting {name} must be a text of at most {spec.high:g} letters.")
+            raise Invalid("setting_text", name=name, limit=f"{spec.high:g}")
         return value
     if spec.kind == "numbers":
         return _check_numbers(name, spec, value)
@@ -171,29 +172,30 @@ def check_field(name: str, spec: Field, value: object) -> Any:
 def _check_number(name: str, spec: Field, value: object) -> int | float:
     """A whole number or a number inside [low, high]."""
     whole = spec.kind == "integer"
-    kind = "a whole number" if whole else "a number"
-    sentence = f"The setting {name} must be {kind} from {spec.low:g} to {spec.high:g}."
+    sentence = Invalid(
+        "setting_whole" if whole else "setting_range", name=name, low=f"{spec.low:g}",
+        high=f"{spec.high:g}",
+    )  # fmt: skip
     if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
-        raise ValueError(sentence)
+        raise sentence
     number = float(value)
     if not math.isfinite(number) or not spec.low <= number <= spec.high:
-        raise ValueError(sentence)
+        raise sentence
     if whole and not number.is_integer():
-        raise ValueError(sentence)
+        raise sentence
     return int(number) if whole else number
 
 
 def _check_numbers(name: str, spec: Field, value: object) -> list[float]:
     """A list of 2 … 12 numbers, each inside [low, high]."""
-    ends = f"from {spec.low:g} to {spec.high:g}"
-    sentence = f"The setting {name} must be a list of 2 to 12 numbers {ends}."
+    sentence = Invalid("setting_numbers", name=name, low=f"{spec.low:g}", high=f"{spec.high:g}")
     if not isinstance(value, list | tuple) or not 2 <= len(value) <= 12:
-        raise ValueError(sentence)
+        raise sentence
     inner = Field("number", spec.low, spec.high)
     try:
         return [float(_check_number(name, inner, v)) for v in value]
     except ValueError:
-        raise ValueError(sentence) from None
+        raise sentence from None
 
 
 # --- answers ------------------------------------------------------------------------------------
@@ -211,7 +213,7 @@ def normalise_answer(kind: str, truth: Truth, value: object) -> tuple[str, str]:
         return text, bin_label(truth, parse_number(text))
     characters = tokenize(text, special_tokens=False)
     if len(characters) != 1:
-        raise ValueError("Type exactly one character.")
+        raise Invalid("one_character")
     return text, characters[0]
 
 
@@ -223,7 +225,7 @@ def choice_key(options: Sequence[str], text: str) -> str:
     if len(folded) == 1:
         return folded[0]
     shown = ", ".join(options[:12]) + (" …" if len(options) > 12 else "")
-    raise ValueError(f"Pick one of the answers shown: {shown}.")
+    raise Invalid("not_an_option", shown=shown)
 
 
 def parse_number(text: str) -> float:
@@ -234,10 +236,10 @@ def parse_number(text: str) -> float:
     if GROUPED.fullmatch(squeezed):
         squeezed = squeezed.replace(",", "")
     if not NUMBER.fullmatch(squeezed):
-        raise ValueError("Type a number, like 0.25 or 39.")
+        raise Invalid("not_a_number")
     number = float(squeezed) / (100 if share else 1)
     if not math.isfinite(number):
-        raise ValueError("Type a number, like 0.25 or 39.")
+        raise Invalid("not_a_number")
     return number
 
 
@@ -251,8 +253,9 @@ def bin_label(truth: Truth, number: float) -> str:
         if low <= number and (high is None or number < high or (last and number <= high)):
             return label
     top = edges[-1]
-    ends = f"from {edges[0]:g} to {top:g}" if top is not None else f"of at least {edges[0]:g}"
-    raise ValueError(f"Type a number {ends}.")
+    if top is None:
+        raise Invalid("number_at_least", low=f"{edges[0]:g}")
+    raise Invalid("number_between", low=f"{edges[0]:g}", high=f"{top:g}")
 
 
 def bin_labels(edges: Sequence[float | None]) -> tuple[str, ...]:
@@ -328,17 +331,17 @@ def lab_row(settings: dict[str, Any]) -> tuple[tuple[str, ...], np.ndarray, int]
     """The lab's tokens, the selected row's weights and its effective d, at these settings."""
     heads = TRAINED.heads if settings["source"] == "trained" else settings["heads"]
     if settings["source"] != "trained" and settings["d"] % heads:
-        raise ValueError(f"The number of heads must divide d = {settings['d']}.")
+        raise Invalid("heads_divide", d=settings["d"])
     if settings["head"] >= heads:
-        raise ValueError(f"The head must be a number from 0 to {heads - 1}.")
+        raise Invalid("head_range", high=heads - 1)
     lab = {name: value for name, value in settings.items() if name != "row"}
     result = run_lab(**lab)
     row, n = settings["row"], len(result.tokens)
     if row >= n:
-        raise ValueError(f"Row {row} is past the sentence's {n} tokens: pick 0 to {n - 1}.")
+        raise Invalid("row_past", row=row, n=n, high=n - 1)
     weights = result.steps.weights[row]
     if not weights.sum() > 0:
-        raise ValueError(f"Row {row} attends to nothing at these settings: pick another row.")
+        raise Invalid("row_empty", row=row)
     return result.tokens, weights, result.d
 
 
@@ -447,7 +450,7 @@ def translator_word(settings: dict[str, Any]) -> Truth:
     run = align(settings["english"], settings["chinese"])
     row, n = settings["row"], len(run.target_tokens) - 1
     if row >= n:
-        raise ValueError(f"Row {row} is past the {n} Chinese characters: pick 0 to {n - 1}.")
+        raise Invalid("row_past_chars", row=row, n=n, high=n - 1)
     weights = np.mean(run.cross[settings["layer"]], axis=0)[row]  # (S,), rows sum to 1
     options = unique_labels(run.source_tokens)
     best = int(np.argmax(weights))

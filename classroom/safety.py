@@ -8,6 +8,8 @@ read as a formula by a spreadsheet.
 import hashlib
 import unicodedata
 
+from classroom.refusals import Invalid
+
 MAX_NICKNAME = 24  # characters of a nickname after cleaning
 MAX_ANSWER = 32  # characters of an answer after cleaning
 # Control and format characters (bidi overrides, zero-width joiners …), lone surrogates, and
@@ -30,13 +32,13 @@ def clean_text(text: object, limit: int, what: str) -> str:
         'blue cat'
     """
     if not isinstance(text, str):
-        raise ValueError(f"Your {what} must be text.")
+        raise Invalid(f"{what}_not_text")
     kept = "".join(ch for ch in text if unicodedata.category(ch) not in STRIPPED_CATEGORIES)
     cleaned = unicodedata.normalize("NFC", kept).strip()
     if not cleaned:
-        raise ValueError(f"Your {what} is empty: type at least one character.")
+        raise Invalid(f"{what}_empty")
     if len(cleaned) > limit:
-        raise ValueError(f"Your {what} is too long: use at most {limit} characters.")
+        raise Invalid(f"{what}_too_long", limit=limit)
     return cleaned
 
 

@@ -8,7 +8,10 @@ does that). A new database runs the same steps as an old one, so both paths are 
 
 - version 1: rooms, students, asked questions (settings and truth as JSON text), answers;
 - version 2: ``students.last_answer_at`` (answer pacing) and an index on answers by asked
-  question and answer key (the tally's GROUP BY).
+  question and answer key (the tally's GROUP BY);
+- version 3: ``gone``, the tombstones of ended and expired rooms and removed students (a room
+  code or a token's hash, the reason, and until when), so that each is told apart from a
+  wrong code.
 
 Why not Alembic: two small steps in plain SQLAlchemy DDL need no migration environment, no
 ``alembic.ini`` and no revision files, and Streamlit Community Cloud installs one dependency
@@ -37,7 +40,7 @@ from sqlalchemy import (
     text,
 )
 
-LATEST = 2
+LATEST = 3
 ADVISORY_LOCK = 0x636C617373  # "class": one lock for every replica's upgrade
 HASH = 64  # characters of a SHA-256, hex
 
@@ -106,9 +109,21 @@ def _answers(metadata: MetaData, version: int) -> Table:
     return answers
 
 
+def _gone(metadata: MetaData) -> Table:
+    """One row per ended or expired room code and removed student's token hash: why, and until
+    when it is said."""
+    return Table(
+        "gone", metadata,
+        Column("key", String(HASH), primary_key=True),
+        Column("reason", String(16), nullable=False),  # ended, expired or removed
+        Column("at", Float, nullable=False),
+        Column("until", Float, nullable=False, index=True),
+    )  # fmt: skip
+
+
 def define(metadata: MetaData, version: int = LATEST) -> dict[str, Table]:
     """The tables as they are at ``version``, in ``metadata``."""
-    return {
+    return ({"gone": _gone(metadata)} if version >= 3 else {}) | {
         "rooms": _rooms(metadata),
         "students": _students(metadata, version),
         "asked": _asked(metadata),
@@ -142,7 +157,16 @@ def _pacing(conn: Connection) -> None:
     index.create(conn)
 
 
-MIGRATIONS: tuple[Callable[[Connection], None], ...] = (_base_tables, _pacing)  # [v − 1]: → v
+def _tombstones(conn: Connection) -> None:
+    """Version 3: the tombstones of ended and expired rooms and removed students."""
+    TABLES["gone"].create(conn)
+
+
+MIGRATIONS: tuple[Callable[[Connection], None], ...] = (
+    _base_tables,
+    _pacing,
+    _tombstones,
+)  # [v − 1]: → v
 
 
 def lock(conn: Connection) -> None:

@@ -3,14 +3,19 @@
 Callers get plain frozen dataclasses back, never rows or connections. Each user action is one
 short transaction (``answer`` reads and checks first, so that a bad answer never takes a write
 lock and the pacing sleep happens outside every transaction, then writes in one transaction).
-Errors carry a sentence a student understands:
+Refusals are ``classroom.refusals`` exceptions, each with its own code (its sentence in zh and
+en is in ``classroom/strings.toml``) and a built-in base:
 
-- ``PermissionError``: the teacher key does not match (compared in constant time; only its
-  SHA-256 is stored, as for student tokens);
-- ``LookupError``: an unknown or expired room code, an unknown token or one from another room,
-  an unknown question id, an unknown student;
-- ``ValueError``: a value that does not fit the question or a limit, no question asked yet or
-  the question closed (so "no open question" is a ValueError, the same kind as "closed");
+- ``Forbidden`` (PermissionError): the teacher key does not match (compared in constant time;
+  only its SHA-256 is stored, as for student tokens);
+- ``NotFound`` (LookupError): a room code never seen (``no_room``), ended by its teacher
+  (``ended``) or past its lifetime (``expired``); a token never seen or of another room
+  (``not_in_class``) or of a student the teacher removed (``removed``); an unknown question or
+  student. Ended rooms and removed students leave a tombstone (the code or the token's hash, the
+  reason and how long it lasts: nothing else) for as long as the room would have lived, and an
+  expired room for one more lifetime;
+- ``Invalid`` (ValueError): a value that does not fit the question or a limit, no question
+  asked yet (``not_asked``) or the question closed (``closed``);
 - ``Unavailable`` (a RuntimeError): the database did not answer in time; nothing was saved,
   and the next call tries again (the pool reconnects by itself).
 
@@ -27,6 +32,7 @@ import csv
 import hmac
 import io
 import json
+import logging
 import math
 import secrets
 import threading
@@ -57,6 +63,7 @@ from sqlalchemy.engine import URL, make_url
 
 from classroom import names, schema
 from classroom.questions import QUESTIONS, Question, Truth
+from classroom.refusals import Busy, Forbidden, Invalid, NotFound, Unavailable
 from classroom.safety import (
     CODE_ALPHABET,
     CODE_LENGTH,
@@ -66,8 +73,9 @@ from classroom.safety import (
     normalise_code,
 )
 
-ROOMS, STUDENTS, ASKED, ANSWERS = (
-    schema.TABLES[name] for name in ("rooms", "students", "asked", "answers")
+log = logging.getLogger(__name__.rsplit(".", 1)[0])  # one logger per package: classroom
+ROOMS, STUDENTS, ASKED, ANSWERS, GONE = (
+    schema.TABLES[name] for name in ("rooms", "students", "asked", "answers", "gone")
 )
 PHASES = ("idle", "open", "closed", "shown", "revealed")  # a room only ever moves right
 MAX_STUDENTS = 300
@@ -79,18 +87,7 @@ DEADLINE = 1.5  # s: the client gives up on any wait for PostgreSQL (its own tim
 BUDGET = 0.75  # s: a call's checkout (the pool's ping, or connecting), +0.1 s as psycopg wakes
 RETRY_AFTER = 1.0  # s: after a call could not connect to PostgreSQL, calls say Unavailable at once
 KEY_BYTES = 18  # 144 bits for teacher keys and student tokens
-UNAVAILABLE = "The class database is not answering, so this is not saved yet: try again."
 CSV_COLUMNS = ("nickname", "question", "answer", "right", "time")
-NO_ROOM = "No class is running with that code: check the code with your teacher."
-NOT_HERE = "This phone is not in this class (any more): join again with the code."
-NOT_TEACHER = "That is not the teacher's key for this class."
-
-
-class Unavailable(RuntimeError):  # noqa: N818 (the name is the API)
-    """The database did not answer in time: nothing was saved; the next call tries again."""
-
-    def __init__(self, message: str = UNAVAILABLE) -> None:
-        super().__init__(message)
 
 
 @dataclass(frozen=True)
@@ -388,6 +385,7 @@ class Store:
         except sa_exc.SQLAlchemyError as error:
             if not _is_down(error):
                 raise
+            log.warning("the class database did not answer: %s", error)
             self._ready = False  # check the tables again when it is back (a new file?)
             if getattr(_call, "unreachable", False):  # not a slow query, or SQLite's lock
                 self._down_until = self._clock() + RETRY_AFTER
@@ -409,13 +407,28 @@ class Store:
             self._ready = True
 
     def _room(self, conn: Connection, code: object, lock: bool = False) -> Row[Any]:
-        """The live room with this code; LookupError when none (or it expired)."""
+        """The live room with this code; NotFound when none: expired, ended or never there."""
         normal = normalise_code(code)
-        query = select(ROOMS).where(ROOMS.c.code == normal, ROOMS.c.expires_at > self._clock())
+        query = select(ROOMS).where(ROOMS.c.code == normal)
         row = conn.execute(query.with_for_update() if lock else query).first() if normal else None
+        if row is not None and row.expires_at <= self._clock():
+            raise NotFound("expired")
         if row is None:
-            raise LookupError(NO_ROOM)
+            raise NotFound(self._gone(conn, normal) or "no_room")
         return row
+
+    def _gone(self, conn: Connection, key: str | None) -> str | None:
+        """Why a room code or a token hash no longer works (ended, expired, removed), while its
+        tombstone lasts; None for one never seen."""
+        if not key:
+            return None
+        query = select(GONE.c.reason).where(GONE.c.key == key, GONE.c.until > self._clock())
+        return conn.execute(query).scalar()
+
+    def _bury(self, conn: Connection, key: str, reason: str, until: float) -> None:
+        """Keep ``reason`` for ``key`` (a room code or a token hash) until ``until``."""
+        conn.execute(delete(GONE).where(GONE.c.key == key))
+        conn.execute(GONE.insert().values(key=key, reason=reason, at=self._clock(), until=until))
 
     def _teacher_room(
         self, conn: Connection, code: object, key: object, lock: bool = False
@@ -423,7 +436,7 @@ class Store:
         """The room, when ``key`` is its teacher key; PermissionError otherwise."""
         room = self._room(conn, code, lock)
         if not _key_matches(key, room.key_hash):
-            raise PermissionError(NOT_TEACHER)
+            raise Forbidden("not_teacher")
         return room
 
     def _student(self, conn: Connection, room: Row[Any], token: object) -> Row[Any]:
@@ -433,7 +446,8 @@ class Store:
             query = select(STUDENTS).where(STUDENTS.c.token_hash == digest(token))
             row = conn.execute(query).first()
         if row is None or row.room_id != room.id:
-            raise LookupError(NOT_HERE)
+            hashed = digest(token) if isinstance(token, str) and token else None
+            raise NotFound(self._gone(conn, hashed) or "not_in_class")
         return row
 
     def _asked(self, conn: Connection, room: Row[Any]) -> _Asked | None:
@@ -476,7 +490,8 @@ class Store:
             try:
                 with self._transaction(write=True) as conn:
                     now = self._clock()
-                    self._delete_rooms(conn, select(ROOMS.c.id).where(ROOMS.c.expires_at <= now))
+                    self._expire(conn, now)
+                    conn.execute(delete(GONE).where(GONE.c.key == code))
                     conn.execute(
                         ROOMS.insert().values(
                             code=code,
@@ -490,7 +505,18 @@ class Store:
                 return Room(code, key)
             except sa_exc.IntegrityError:
                 continue  # the code is taken: draw another
-        raise RuntimeError("Could not find a free room code: try again.")
+        raise Busy("no_free_code")
+
+    def _expire(self, conn: Connection, now: float) -> None:
+        """Delete expired rooms, keeping a tombstone of each for another lifetime; forget the
+        tombstones past theirs."""
+        conn.execute(delete(GONE).where(GONE.c.until <= now))
+        expired = conn.execute(
+            select(ROOMS.c.code, ROOMS.c.expires_at).where(ROOMS.c.expires_at <= now)
+        )
+        for code, expires_at in expired.all():
+            self._bury(conn, code, "expired", expires_at + self.lifetime)
+        self._delete_rooms(conn, select(ROOMS.c.id).where(ROOMS.c.expires_at <= now))
 
     def _delete_rooms(self, conn: Connection, room_ids: Any) -> None:
         """Delete the rooms ``room_ids`` selects, with their students, questions and answers."""
@@ -506,10 +532,12 @@ class Store:
             return _key_matches(key, self._room(conn, code).key_hash)
 
     def end(self, code: str, key: str) -> None:
-        """Delete the room, its students, questions and answers."""
+        """Delete the room, its students, questions and answers; its code says "ended" for as
+        long as the room would have lived."""
         with self._transaction(write=True) as conn:
             room = self._teacher_room(conn, code, key, lock=True)
             self._delete_rooms(conn, select(ROOMS.c.id).where(ROOMS.c.id == room.id))
+            self._bury(conn, room.code, "ended", room.expires_at)
 
     def pulse(self, code: str) -> int:
         """The room's version alone, in one small query: poll it, and read more when it moves."""
@@ -519,8 +547,9 @@ class Store:
                 ROOMS.c.code == normal, ROOMS.c.expires_at > self._clock()
             )
             version = conn.execute(query).scalar() if normal else None
-        if version is None:
-            raise LookupError(NO_ROOM)
+            if version is None:
+                self._room(conn, code)  # says why: expired, ended or never there
+        assert version is not None  # _room raised otherwise
         return int(version)
 
     def room(self, code: str) -> RoomView:
@@ -543,9 +572,9 @@ class Store:
         close the one before. The truth is computed now and kept with the question."""
         with self._transaction(write=False) as conn:  # no computing for a wrong key
             if not _key_matches(key, self._room(conn, code).key_hash):
-                raise PermissionError(NOT_TEACHER)
+                raise Forbidden("not_teacher")
         if not isinstance(question_id, str) or question_id not in QUESTIONS:
-            raise LookupError(f"There is no question called {question_id!r}.")
+            raise NotFound("no_question", question=repr(question_id)[:40])
         question = QUESTIONS[question_id]
         chosen = question.settings(settings)
         truth = question.compute(chosen)
@@ -589,7 +618,7 @@ class Store:
         with self._transaction(write=True) as conn:
             room = self._teacher_room(conn, code, key, lock=True)
             if room.phase == "idle":
-                raise ValueError("No question has been asked yet: ask one first.")
+                raise Invalid("ask_first")
             self._close_asked(conn, room, self._clock())
             phase = max(room.phase, phase, key=PHASES.index)
             self._bump(conn, room, phase=phase)
@@ -643,8 +672,10 @@ class Store:
         with self._transaction(write=True) as conn:
             room = self._teacher_room(conn, code, key, lock=True)
             mine = (STUDENTS.c.id == student_id) & (STUDENTS.c.room_id == room.id)
-            if conn.execute(select(STUDENTS.c.id).where(mine)).first() is None:
-                raise LookupError("There is no such student in this class.")
+            found = conn.execute(select(STUDENTS.c.token_hash).where(mine)).scalar()
+            if found is None:
+                raise NotFound("no_student")
+            self._bury(conn, found, "removed", room.expires_at)
             conn.execute(delete(ANSWERS).where(ANSWERS.c.student_id == student_id))
             conn.execute(delete(STUDENTS).where(mine))
             self._bump(conn, room)
@@ -687,9 +718,7 @@ class Store:
             query = select(STUDENTS.c.nickname).where(STUDENTS.c.room_id == room.id)
             taken = set(conn.execute(query).scalars())
             if len(taken) >= self.max_students:
-                raise ValueError(
-                    f"This class is full ({self.max_students} students): ask your teacher."
-                )
+                raise Invalid("class_full", limit=self.max_students)
             name = names.unique_name(chosen, taken) if chosen else names.nickname(lang, taken)
             student_id = conn.execute(
                 STUDENTS.insert()
@@ -713,7 +742,7 @@ class Store:
             same = (STUDENTS.c.room_id == room.id) & (STUDENTS.c.nickname == name)
             other = conn.execute(select(STUDENTS.c.id).where(same)).scalar()
             if other is not None and other != student.id:
-                raise ValueError("Someone in this class already has that nickname: pick another.")
+                raise Invalid("nickname_taken")
             conn.execute(update(STUDENTS).where(STUDENTS.c.id == student.id).values(nickname=name))
         return name
 
@@ -780,9 +809,9 @@ class Store:
         student = self._student(conn, room, token)
         asked = self._asked(conn, room)
         if asked is None:
-            raise ValueError("The teacher has not asked a question yet.")
+            raise Invalid("not_asked")
         if room.phase != "open":
-            raise ValueError("The teacher has closed this question.")
+            raise Invalid("closed")
         return student, asked
 
 

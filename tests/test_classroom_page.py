@@ -190,13 +190,14 @@ def test_a_nickname_is_shown_as_text_and_limited(class_db):
 
 
 def test_a_removed_student_is_told_and_can_join_again(class_db):
-    """The teacher removes a student: that phone says it is no longer in the class."""
+    """The teacher removes a student: that phone says the teacher removed it (not "a wrong
+    code"), and that it may join again."""
     _teacher, room, key = start_class()
     student = phone(room)
     (row,) = Store(class_db).students(room, key)
     Store(class_db).remove(room, key, row.id)
     student.run()
-    assert any("not in this class" in w.value for w in student.warning)
+    assert any("The teacher removed you from this class" in w.value for w in student.warning)
     assert not student.exception
 
 
@@ -228,7 +229,7 @@ def test_no_lab_button_without_a_class():
 
 def test_the_csv_and_the_end_of_the_class(class_db):
     """The download holds each answer (a formula-looking nickname neutralised); ending deletes
-    the class, and its phones are told."""
+    the class, and its phones are told it has ended (not that the code is wrong)."""
     teacher, room, key = start_class()
     student = phone(room)
     Store(class_db).rename(room, student.query_params["me"], "=cmd()")
@@ -242,20 +243,21 @@ def test_the_csv_and_the_end_of_the_class(class_db):
     with pytest.raises(LookupError):
         Store(class_db).room(room)
     student.run()
-    assert any("No class is running" in w.value for w in student.warning)
+    assert any("This class has ended" in w.value for w in student.warning)
 
 
 def test_every_class_string_is_in_both_languages():
-    """The page's strings, its errors' sentences and every question's prompt: zh and en."""
-    from ui.classroom import errors
+    """The page's strings, every refusal's sentence and every question's prompt: zh and en."""
+    from classroom.refusals import STRINGS as REFUSALS
+    from ui.classroom import errors  # noqa: F401 (registers the refusals' sentences)
     from ui.kit.text import STRINGS
 
-    keys = [key for key in STRINGS if key.startswith("cl_")]
-    assert len(keys) > 60
+    keys = [key for key in STRINGS if key.startswith(("cl_", "refusal_"))]
+    assert len(keys) > 90
     for key in keys:
         assert STRINGS[key]["zh"] and STRINGS[key]["en"]
-    for _, key in errors.SENTENCES:
-        assert key in STRINGS
+    for code, table in REFUSALS.items():
+        assert STRINGS[f"refusal_{code}"] == table and table["zh"] != table["en"]
     for question in QUESTIONS.values():
         truth = question.truth()
         assert question.text("zh", truth) != question.text("en", truth)

@@ -15,6 +15,7 @@ import threading
 import time
 from dataclasses import replace
 from datetime import UTC, datetime
+from functools import partial
 
 import pytest
 import sqlalchemy as sa
@@ -672,9 +673,10 @@ def test_a_new_store_on_the_same_database_sees_everything(make_store):
     assert second.answer(room.code, students[1].token, "0.3") == "0–0.4"
 
 
-def test_a_version_1_database_is_upgraded_to_2_with_its_rows(fresh_url, clock):
+def test_a_version_1_database_is_upgraded_to_the_latest_with_its_rows(fresh_url, clock):
     """Tables made by hand as version 1 shipped, with a room, students, a question and answers:
-    a new Store upgrades to version 2 (pacing column, tally index) and everything still works."""
+    a new Store upgrades to version 3 (pacing column, tally index, tombstones) and everything
+    still works."""
     build_v1(fresh_url)
     key, tokens = "teacher-key-of-v1", ["token-a-of-v1", "token-b-of-v1"]
     truth = QUESTIONS["softmax_top"].truth().to_json()
@@ -694,7 +696,7 @@ def test_a_version_1_database_is_upgraded_to_2_with_its_rows(fresh_url, clock):
     )  # fmt: skip
     store = Store(fresh_url, clock=clock, sleeper=clock.sleep)
     try:
-        assert raw_rows(fresh_url, "SELECT version FROM schema_version") == [(2,)]
+        assert raw_rows(fresh_url, "SELECT version FROM schema_version") == [(3,)]
         tally = store.tally("ABCDEF", key)
         assert (tally.joined, tally.answered, tally.counts["0.65–0.7"]) == (2, 1, 1)
         assert store.me("ABCDEF", tokens[0]).answer == "0.66"
@@ -750,7 +752,7 @@ def _shape(inspector):
 
 
 def test_two_replicas_starting_at_once_make_the_tables_once(fresh_url, clock):
-    """Four Stores opened at the same moment on an empty database: none fails, version 2."""
+    """Four Stores opened at the same moment on an empty database: none fails, version 3."""
     errors, stores = [], []
     barrier = threading.Barrier(4)
 
@@ -770,7 +772,7 @@ def test_two_replicas_starting_at_once_make_the_tables_once(fresh_url, clock):
     for store in stores:
         store.dispose()
     assert errors == []
-    assert raw_rows(fresh_url, "SELECT version FROM schema_version") == [(2,)]
+    assert raw_rows(fresh_url, "SELECT version FROM schema_version") == [(3,)]
 
 
 def test_many_threads_answering_at_once_lose_nothing(store, room):
@@ -1028,9 +1030,9 @@ def test_a_bad_answer_is_refused_at_once_without_waiting(store, room, clock):
 def test_a_new_store_creates_its_tables_at_the_latest_version(fresh_url, clock):
     store = Store(fresh_url, clock=clock)
     try:
-        assert raw_rows(fresh_url, "SELECT version FROM schema_version") == [(2,)]
+        assert raw_rows(fresh_url, "SELECT version FROM schema_version") == [(3,)]
         tables = {row[0] for row in raw_rows(fresh_url, _TABLES_QUERY[fresh_url[:6]])}
-        assert tables >= {"rooms", "students", "asked", "answers", "schema_version"}
+        assert tables >= {"rooms", "students", "asked", "answers", "gone", "schema_version"}
     finally:
         store.dispose()
 
@@ -1057,3 +1059,135 @@ def test_a_room_code_already_taken_is_drawn_again(store, monkeypatch):
     second = store.create_room()
     assert second.code == "BCDEFG" != first.code
     assert store.is_teacher(first.code, first.teacher_key)
+
+
+# --- refusals by code ----------------------------------------------------------------------------
+
+
+def refused(call):
+    """The refusal ``call`` raises."""
+    with pytest.raises(classroom.Refusal) as caught:
+        call()
+    return caught.value
+
+
+def every_refusal(store, clock, url):
+    """(code, base, the refusal raised through the store) for every situation the store refuses,
+    each made to happen here."""
+    from classroom.store import LIFETIME
+
+    room = store.create_room()
+    key, code = room.teacher_key, room.code
+    small = Store(url, clock=clock, sleeper=clock.sleep, max_students=1)
+    full = small.create_room()
+    small.join(full.code)
+    student = store.join(code, lang="en")
+    gone = store.join(code, lang="en")
+    made = [
+        ("no_room", LookupError, lambda: store.room("ZZZZZZ")),
+        ("not_in_class", LookupError, lambda: store.me(code, "no-such-token")),
+        ("not_teacher", PermissionError, lambda: store.close(code, "not-the-key")),
+        ("ask_first", ValueError, lambda: store.close(code, key)),
+        ("not_asked", ValueError, lambda: store.answer(code, student.token, "x")),
+        ("no_question", LookupError, lambda: store.ask(code, key, "no_such_question")),
+        ("class_full", ValueError, lambda: small.join(full.code)),
+        ("nickname_taken", ValueError, lambda: store.rename(code, gone.token, student.nickname)),
+        ("nickname_too_long", ValueError, lambda: store.rename(code, student.token, "x" * 99)),
+        ("nickname_empty", ValueError, lambda: store.rename(code, student.token, "  ")),
+        ("no_student", LookupError, lambda: store.remove(code, key, 10**6)),
+    ]
+    found = [(name, base, refused(call)) for name, base, call in made]
+    answer = partial(store.answer, code, student.token)
+    store.ask(code, key, "model_fill")
+    found.append(
+        ("one_character", ValueError, refused(lambda: store.answer(code, student.token, "ab")))
+    )
+    store.ask(code, key, "softmax_top")
+    found.append(("not_a_number", ValueError, refused(lambda: answer("abc"))))
+    store.ask(code, key, "lab_top_key")
+    found.append(("not_an_option", ValueError, refused(lambda: answer("x"))))
+    store.close(code, key)
+    found.append(("closed", ValueError, refused(lambda: store.answer(code, student.token, "0.5"))))
+    store.remove(code, key, gone.id)
+    found.append(("removed", LookupError, refused(lambda: store.me(code, gone.token))))
+    store.end(code, key)
+    found.append(("ended", LookupError, refused(lambda: store.room(code))))
+    expiring = store.create_room()
+    clock.now += LIFETIME + 1
+    found.append(("expired", LookupError, refused(lambda: store.pulse(expiring.code))))
+    store.create_room()  # deletes the expired room: its tombstone says so
+    found.append(("expired", LookupError, refused(lambda: store.room(expiring.code))))
+    small.dispose()
+    return found
+
+
+# The sentences a page shows, in zh and en, written here from what each situation means.
+SAID = {
+    "no_room": ("没有这个代码的课堂", "No class is running with that code"),
+    "not_in_class": ("这部手机不在这堂课里", "This phone is not in this class"),
+    "not_teacher": ("这不是这堂课的老师钥匙", "That is not the teacher's key"),
+    "ask_first": ("请先出一道题", "ask one first"),
+    "not_asked": ("老师还没有出题", "The teacher has not asked a question yet"),
+    "no_question": ("没有叫 'no_such_question' 的题目", "no question called 'no_such_question'"),
+    "class_full": ("这堂课已满（1 人）", "This class is full (1 students)"),
+    "nickname_taken": ("已经有人用这个昵称", "already has that nickname"),
+    "nickname_too_long": ("昵称太长了：最多 24 个字符", "nickname is too long: use at most 24"),
+    "nickname_empty": ("昵称是空的", "Your nickname is empty"),
+    "no_student": ("班里没有这位同学", "There is no such student"),
+    "one_character": ("请只输入一个字", "Type exactly one character"),
+    "not_an_option": ("请从给出的答案里选一个", "Pick one of the answers shown"),
+    "not_a_number": ("请输入一个数", "Type a number, like 0.25 or 39"),
+    "closed": ("老师已经关闭这道题", "The teacher has closed this question"),
+    "removed": ("老师已把你移出这堂课", "The teacher removed you from this class"),
+    "ended": ("这堂课已经结束了", "This class has ended"),
+    "expired": ("这堂课已经过期", "This class has expired"),
+}
+
+
+def test_every_refusal_has_its_own_code_its_base_and_its_sentence_in_both_languages(
+    store, clock, url
+):
+    """Each situation, made to happen through the store, is refused with its own code (an
+    ended class, a removed student and an expired room apart from a wrong code), keeps its
+    built-in base, and the page says it in zh and en with its parameters filled in."""
+    from ui.classroom.errors import said
+
+    found = every_refusal(store, clock, url)
+    assert {code for code, _, _ in found} == set(SAID)
+    for code, base, error in found:
+        assert (error.code, isinstance(error, base)) == (code, True), (code, error)
+        zh, en = SAID[code]
+        assert zh in said(error, "zh") and en in said(error, "en"), (code, said(error, "en"))
+        assert "{" not in said(error, "zh") + said(error, "en")
+
+
+def test_a_tombstone_keeps_nothing_but_a_code_or_a_hash_and_goes_after_a_lifetime(fresh_url, clock):
+    """An ended room's tombstone is its code, the reason and two times; a removed student's, the
+    token's hash; a new room after the room's lifetime forgets both, and the code is unknown."""
+    from classroom.store import LIFETIME
+
+    store = Store(fresh_url, clock=clock, sleeper=clock.sleep)
+    room = store.create_room()
+    student = store.join(room.code)
+    store.remove(room.code, room.teacher_key, student.id)
+    store.end(room.code, room.teacher_key)
+    rows = raw_rows(fresh_url, "SELECT key, reason FROM gone ORDER BY reason")
+    assert rows == [(room.code, "ended"), (hashlib.sha256(student.token.encode()).hexdigest(),
+                                           "removed")]  # fmt: skip
+    clock.now += LIFETIME + 1
+    store.create_room()
+    assert refused(lambda: store.room(room.code)).code == "no_room"
+    assert raw_rows(fresh_url, "SELECT key FROM gone") == []
+    store.dispose()
+
+
+def test_an_unexpected_error_is_logged_and_never_shown(caplog):
+    """A bug (a KeyError) in a class action: the page says only that it did not work, in its
+    language, and the error goes to the ui.classroom logger."""
+    from ui.classroom.errors import said
+
+    with caplog.at_level("ERROR", logger="ui.classroom"):
+        told = said(KeyError("student_id"), "en")
+    assert told == "That did not work: please try again." and "student_id" not in told
+    assert [record.name for record in caplog.records] == ["ui.classroom"]
+    assert "student_id" in caplog.text

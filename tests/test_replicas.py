@@ -203,7 +203,7 @@ def test_a_room_token_or_teacher_key_does_nothing_in_another_room(cluster):
         mine = Tab(cluster.base, f"room={room_a.code}&me={student.token}&lang=en", cookie).open()
         assert says(mine, "cl_you_are"), f"the token works in its own room (replica {replica})"
         stolen = Tab(cluster.base, f"room={room_b.code}&me={student.token}&lang=en", cookie).open()
-        assert says(stolen, "cl_err_not_here", "warning"), stolen.texts()
+        assert says(stolen, "refusal_not_in_class", "warning"), stolen.texts()
         assert not says(stolen, "cl_you_are") and "classroom_join" in stolen.widget_keys()
         teacher = Tab(cluster.base, f"room={room_b.code}&key={room_a.teacher_key}&lang=en", cookie)
         teacher.open()
@@ -233,7 +233,7 @@ def outage_tap(phone):
     if picks(phone.tab):
         phone.answer(3)
         runs.append(phone.tab.runs[-1])
-    told = says(phone.tab, "cl_unavailable", "warning")
+    told = says(phone.tab, "refusal_unavailable", "warning")
     return runs, told, says(phone.tab, "cl_received", "success")
 
 
@@ -268,7 +268,7 @@ def test_the_database_away_for_ten_seconds_loses_nothing_and_comes_back(cluster)
                 runs += tab.runs[-3:]
             assert all(told), "every answer sent meanwhile was told it is not saved yet"
             assert max(runs) < QUICK, f"a run took {max(runs):.1f} s with the database away"
-            assert says(projector, "cl_unavailable"), projector.texts()
+            assert says(projector, "refusal_unavailable"), projector.texts()
             cluster.proxy.restore()
             back_at = time.monotonic()
 
@@ -311,7 +311,7 @@ def test_a_phone_told_not_saved_gets_its_question_back_by_itself(cluster):
         assert phone.wait_question(1)
         cluster.proxy.cut()
         phone.answer(0)
-        assert says(phone.tab, "cl_unavailable", "warning")
+        assert says(phone.tab, "refusal_unavailable", "warning")
         cluster.proxy.restore()
         assert wait_for(phone.tab, lambda: bool(picks(phone.tab)), 8)
     finally:

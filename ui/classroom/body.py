@@ -72,7 +72,7 @@ def route(params: ClassroomParams, lang: str) -> ClassroomParams:
     """The view for who this is; returns the settings the link should now hold."""
     room = normalise_code(params.room)
     if params.room and room is None:
-        st.warning(t("cl_err_no_room", lang), icon=":material/error:")
+        st.warning(t("refusal_no_room", lang), icon=":material/error:")
         return start_view(ClassroomParams(), lang)
     key = teaching(room or "")
     if room and key:

@@ -32,7 +32,7 @@ def code_box(params: ClassroomParams, lang: str) -> ClassroomParams:
         return params
     room = normalise_code(typed)
     if room is None:
-        st.warning(t("cl_err_no_room", lang), icon=":material/error:")
+        st.warning(t("refusal_no_room", lang), icon=":material/error:")
         return params
     return join(replace(params, room=room), lang)
 

@@ -44,6 +44,41 @@ def test_mypy_strict_is_clean_on_the_core_the_ui_and_the_classroom():
     assert result.returncode == 0, result.stdout + result.stderr
 
 
+# Calls of chart() with a builder of the pages' shape; the last two are wrong.
+CHART_CALLS = """
+from typing import Any
+
+from ui.kit.display import Chart, chart
+from ui.kit.typography import LAPTOP, Screen
+
+
+def bars(values: list[float], *, lang: str, screen: Screen = LAPTOP) -> dict[str, Any]:
+    return {}
+
+
+chart("bars", bars, [1.0], lang="en")
+chart(Chart("bars", select=lambda: None, first=True), bars, [1.0], lang="en")
+chart("bars", bars, "1.0", lang="en")
+chart("bars", bars, [1.0], lang="en", first=True)
+"""
+
+
+def test_mypy_checks_a_builders_arguments_at_each_chart_call(tmp_path):
+    """chart() passes its builder's signature on: mypy --strict rejects a wrong argument and an
+    option given as the builder's keyword, and accepts the calls that leave screen to chart."""
+    scratch = tmp_path / "chart_calls.py"
+    scratch.write_text(CHART_CALLS, encoding="utf-8")
+    result = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", str(scratch)],
+        cwd=ROOT, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    errors = [line for line in result.stdout.splitlines() if ": error:" in line]
+    last = len(CHART_CALLS.splitlines())  # the wrong calls are the file's last two lines
+    assert [line.split(":")[1] for line in errors] == [str(last - 1), str(last)], result.stdout
+    assert '"str"; expected "list[float]"' in errors[0]
+    assert 'Unexpected keyword argument "first"' in errors[1]
+
+
 def test_ruff_is_clean():
     """ruff check passes on the whole project."""
     result = subprocess.run(

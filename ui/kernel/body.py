@@ -19,7 +19,7 @@ from ui.kernel.compute import (
 )
 from ui.kernel.settings import TILE, XI_TOKENS, KernelParams
 from ui.kit import notes, state
-from ui.kit.display import chart, number_input, picker, safe_text, slider, token_chips
+from ui.kit.display import Chart, chart, number_input, picker, safe_text, slider, token_chips
 from ui.kit.figures import format_value
 from ui.kit.settings import Note
 from ui.kit.text import t
@@ -91,10 +91,9 @@ def softmax_section(lang: str) -> None:
         reference = softmax(run.x)
         safe_text(softmax_why(run, lang))
     with right:
-        chart(  # first: the table below, sent with it, would hold back its drawing
-            "online_softmax_steps", figures.online_softmax_steps, run, reference, XI_TOKENS,
-            lang=lang, first=True,
-        )  # fmt: skip
+        # First: the table below, sent with it, would hold back its drawing.
+        main = Chart("online_softmax_steps", first=True)
+        chart(main, figures.online_softmax_steps, run, reference, XI_TOKENS, lang=lang)
         error = float(np.abs(run.weights - reference).max())
         total = format_value(float(run.l * np.exp(run.m)))
         safe_text(t("kn_softmax_check", lang, error=format_value(error, 2), total=total))

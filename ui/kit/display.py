@@ -6,7 +6,7 @@ import html
 import inspect
 from collections.abc import Callable, Hashable, Sequence
 from functools import cache
-from typing import Any
+from typing import Any, ParamSpec
 
 import numpy as np
 import plotly.graph_objects as go
@@ -29,6 +29,7 @@ padding:3px 10px;font-size:1.35rem;line-height:1.6}
 </style>"""
 # Inline, not a style sheet: a sheet would be sent again with every such text.
 SAFE_STYLE = "margin:0 0 .4rem;font-size:1rem"
+P = ParamSpec("P")
 
 
 def alt_text(key: str, lang: str) -> str:
@@ -104,32 +105,38 @@ def takes_screen(build: Callable[..., Any]) -> bool:
     return "screen" in inspect.signature(build).parameters
 
 
-def chart(
-    key: str,
-    build: Callable[..., Any],
-    *args: Any,
-    select: Callable[[], None] | None = None,
-    first: bool = False,
-    **kwargs: Any,
-) -> None:
-    """The chart keyed ``key``: ``build(*args, **kwargs)`` (a figure dict or a ``go.Figure``),
-    with alt text and the app's modebar, whose camera button saves <key>.png; ``select`` is
-    called when a point is clicked. ``first``: the page's main chart, drawn before the rest of
-    the page comes whenever it shows what this session has not been sent (``notes.drawn_first``).
-    A ``go.Figure`` is sent as it is, where Streamlit would validate a dict on every run: so each
-    is built once (``shown``). A builder that takes ``screen`` gets this run's typography
-    (``ui.kit.typography``): pages never branch on the screen."""
+@dataclasses.dataclass(frozen=True)
+class Chart:
+    """A chart's key and how it is drawn: ``select`` is called when a point is clicked; ``first``:
+    the page's main chart, drawn before the rest of the page comes whenever it shows what this
+    session has not been sent (``notes.drawn_first``)."""
+
+    key: str
+    select: Callable[[], None] | None = None
+    first: bool = False
+
+
+# The options come before the builder, in Chart: PEP 612 allows none between P.args and P.kwargs.
+def chart(key: str | Chart, build: Callable[P, object], *args: P.args, **kwargs: P.kwargs) -> None:
+    """The chart keyed ``key`` (or ``Chart(key, select=…, first=…)``): ``build(*args, **kwargs)``
+    (a figure dict or a ``go.Figure``), with alt text and the app's modebar, whose camera button
+    saves <key>.png. A ``go.Figure`` is sent as it is, where Streamlit would validate a dict on
+    every run: so each is built once (``shown``). A builder that takes ``screen`` gets this run's
+    typography (``ui.kit.typography``): pages never branch on the screen."""
+    drawn = key if isinstance(key, Chart) else Chart(key)
     if takes_screen(build):
+        # Builders default screen to LAPTOP, so P checks a call without it; it is filled in here.
         kwargs.setdefault("screen", screen.typography(state.present()))
     shows, fig = shown(build, *args, **kwargs)
-    config = {**CONFIG, "toImageButtonOptions": {"format": "png", "scale": 2, "filename": key}}
-    picked = {"on_select": select, "selection_mode": "points"} if select else {}
+    image = {"format": "png", "scale": 2, "filename": drawn.key}
+    config = {**CONFIG, "toImageButtonOptions": image}
+    picked = {"on_select": drawn.select, "selection_mode": "points"} if drawn.select else {}
     # A figure that sets its own width (square heatmap cells) keeps it; the others fill the column.
     width = "content" if fig.layout.width else "stretch"
-    alt = alt_text(key, state.lang())
-    st.plotly_chart(fig, key=key, config=config, alt=alt, width=width, **picked)  # type: ignore[call-overload]
-    if first:
-        notes.drawn_first(key, shows)
+    alt = alt_text(drawn.key, state.lang())
+    st.plotly_chart(fig, key=drawn.key, config=config, alt=alt, width=width, **picked)  # type: ignore[call-overload]
+    if drawn.first:
+        notes.drawn_first(drawn.key, shows)
 
 
 def heading(title: str, formula: str = "") -> None:

@@ -7,7 +7,7 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from ui.kit import notes, state
-from ui.kit.display import chart, safe_text
+from ui.kit.display import Chart, chart, safe_text
 from ui.kit.display import toggle as switch
 from ui.kit.heatmap import Matrix, heatmap
 from ui.kit.text import t
@@ -81,8 +81,9 @@ def compare_view(a: LabParams, line: DeltaGenerator, lang: str) -> None:
         with side:
             safe_text(summary(settings, lang, name), tag="b")
             shown = stage_matrix(result, stage, row)
-            chart(f"compare_heatmap{'_b' if name == 'compare_b' else ''}", heatmap, shown,
-                  lang=lang, share=0.48, first=name == "compare_a")  # fmt: skip
+            suffix = "_b" if name == "compare_b" else ""
+            drawn = Chart(f"compare_heatmap{suffix}", first=name == "compare_a")
+            chart(drawn, heatmap, shown, lang=lang, share=0.48)
     same = a_result.tokens == b_result.tokens
     both_rows(a_result, b_result, row, same, lang)
     difference(a_result, b_result, stage, same, lang)

@@ -12,7 +12,7 @@ import numpy as np
 import streamlit as st
 
 from ui.kit import state
-from ui.kit.display import chart, clicked_point, page_link, safe_text
+from ui.kit.display import Chart, chart, clicked_point, page_link, safe_text
 from ui.kit.figures import format_small, format_value
 from ui.kit.formulas import mask_latex, scale_latex
 from ui.kit.heatmap import Matrix, heatmap
@@ -58,9 +58,8 @@ def stage_heatmap(result: LabResult, stage: str, row: int, lang: str) -> None:
         selected_row=row,
         clickable=weights,
     )
-    options = {"lang": lang, "share": 0.58}
-    select = _on_pick if weights else None
-    chart(f"{stage}_heatmap", heatmap, matrix, select=select, first=True, **options)
+    main = Chart(f"{stage}_heatmap", select=_on_pick if weights else None, first=True)
+    chart(main, heatmap, matrix, lang=lang, share=0.58)
 
 
 def scores_stage(result: LabResult, row: int, lang: str, above: Above) -> None:

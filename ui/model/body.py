@@ -9,7 +9,15 @@ import streamlit as st
 
 from ui.kit import state
 from ui.kit.cache import shared
-from ui.kit.display import chart, clicked_point, number_input, page_link, safe_text, text_input
+from ui.kit.display import (
+    Chart,
+    chart,
+    clicked_point,
+    number_input,
+    page_link,
+    safe_text,
+    text_input,
+)
 from ui.kit.heatmap import heatmap
 from ui.kit.text import literal, t
 from ui.lab.settings import LabParams
@@ -118,7 +126,8 @@ def heads_section(run: ModelRun, params: ModelParams, lang: str) -> None:
     st.caption(t("md_heads_why", lang))
     panels = figures.head_panels(run, lang)
     # First: the guesses' chart, below, sent with new heads would hold back their drawing.
-    chart("model_heads", heatmap, panels, lang=lang, per_row=4, select=_open_head, first=True)
+    main = Chart("model_heads", select=_open_head, first=True)
+    chart(main, heatmap, panels, lang=lang, per_row=4)
     open_in_lab(params.text)
 
 

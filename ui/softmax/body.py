@@ -10,6 +10,7 @@ import streamlit as st
 from ui.kit import state
 from ui.kit.cache import shared
 from ui.kit.display import (
+    Chart,
     chart,
     number_input,
     page_link,
@@ -233,9 +234,10 @@ def narrow_table(columns: Mapping[str, Sequence[str]], lang: str) -> None:
 def chart_section(breakdown: SoftmaxBreakdown, labels: list[str], lang: str) -> None:
     """What goes in and what comes out, bar for bar."""
     st.subheader(t("sm_chart_title", lang))
+    main = Chart("softmax_bars", first=True)
     chart(
-        "softmax_bars", figures.softmax_bars, breakdown.scaled, breakdown.probs, labels,
-        lang=lang, height=CHART_HEIGHT, first=True,
+        main, figures.softmax_bars, breakdown.scaled, breakdown.probs, labels,
+        lang=lang, height=CHART_HEIGHT,
     )  # fmt: skip
     st.caption(t("sm_chart_why", lang))
 

@@ -17,6 +17,7 @@ counted under the label of the bin that holds it; the bin that holds the truth i
 "character" (exactly one character, as the lab's tokenizer counts them).
 """
 
+import dataclasses
 import itertools
 import math
 import re
@@ -32,11 +33,7 @@ from classroom.safety import clean_answer
 from viz_core import (
     D_MAX,
     D_MIN,
-    MASK_KINDS,
-    MAX_HEADS,
     SEED_MAX,
-    SOURCES,
-    TEMPERATURE_RANGE,
     align,
     fill_mask,
     run_lab,
@@ -46,12 +43,13 @@ from viz_core import (
     softmax_breakdown,
     tokenize,
 )
+from viz_core.lab_settings import DEFAULT_TEXT, VIEW, Computing, LabParams
 from viz_core.model import model_config
+from viz_core.settings import Spec
 from viz_core.translator import translator_config
 
 KINDS = ("choice", "number", "character")
 LANGS = ("zh", "en")
-MAX_TEXT = 500  # characters of the lab's sentence, as its text box allows
 DIGITS = 6  # a chart's numbers are rounded to this many decimals
 
 
@@ -94,17 +92,6 @@ class Truth:
 
 
 @dataclass(frozen=True)
-class Field:
-    """What one setting may be: a flag, a whole number or a number in [low, high], one of
-    ``choices``, a text of at most ``high`` characters, or a list of numbers."""
-
-    kind: str  # "flag", "integer", "number", "choice", "text" or "numbers"
-    low: float = 0.0
-    high: float = 0.0
-    choices: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
 class Question:
     """One question of the class mode, with everything needed to ask and check it."""
 
@@ -113,7 +100,7 @@ class Question:
     page: str  # the app page it comes from: lab, softmax, scaling, model, variants or quiz
     prompt: dict[str, str]  # "zh" and "en": format strings over Truth.args
     defaults: dict[str, Any]  # the settings every phone and the projector share
-    fields: dict[str, Field] = field(repr=False)
+    fields: dict[str, Spec] = field(repr=False)  # the one declaration type of every view
     compute: Callable[[dict[str, Any]], Truth] = field(repr=False, compare=False)
 
     def settings(self, given: Mapping[str, Any] | None = None) -> dict[str, Any]:
@@ -125,7 +112,13 @@ class Question:
         if unknown:
             raise Invalid("unknown_setting", names=", ".join(unknown))
         merged = {**self.defaults, **given}
-        return {name: check_field(name, spec, merged[name]) for name, spec in self.fields.items()}
+        checked: dict[str, Any] = {}
+        for (
+            name,
+            spec,
+        ) in self.fields.items():  # in declaration order: a bound may read those before
+            checked[name] = check_field(name, spec, merged[name], checked)
+        return checked
 
     def truth(self, given: Mapping[str, Any] | None = None) -> Truth:
         """The right answer at these settings (merged over the defaults), computed now."""
@@ -150,8 +143,9 @@ class Question:
 # --- settings -----------------------------------------------------------------------------------
 
 
-def check_field(name: str, spec: Field, value: object) -> Any:
-    """``value`` as the setting ``name`` stores it; a ValueError with a sentence otherwise."""
+def check_field(name: str, spec: Spec, value: object, before: dict[str, Any]) -> Any:
+    """``value`` as the setting ``name`` stores it, checked with its declaration (its bounds may
+    read the settings ``before`` it, as the lab's last head does); a refusal otherwise."""
     if spec.kind == "flag":
         if not isinstance(value, bool):
             raise Invalid("setting_flag", name=name)
@@ -161,39 +155,42 @@ def check_field(name: str, spec: Field, value: object) -> Any:
             raise Invalid("setting_choice", name=name, choices=", ".join(spec.choices))
         return value
     if spec.kind == "text":
-        if not isinstance(value, str) or len(value) > spec.high:
-            raise Invalid("setting_text", name=name, limit=f"{spec.high:g}")
+        if not isinstance(value, str) or len(value) > spec.max_chars:
+            raise Invalid("setting_text", name=name, limit=spec.max_chars)
         return value
     if spec.kind == "numbers":
         return _check_numbers(name, spec, value)
-    return _check_number(name, spec, value)
+    number = _check_number(name, spec, value, before)
+    if spec.valid is not None and not spec.valid(number, before):
+        raise Invalid("setting_rule", name=name, value=number)
+    return number
 
 
-def _check_number(name: str, spec: Field, value: object) -> int | float:
+def _check_number(name: str, spec: Spec, value: object, before: dict[str, Any]) -> int | float:
     """A whole number or a number inside [low, high]."""
     whole = spec.kind == "integer"
+    low, high = spec.bounds(before)
     sentence = Invalid(
-        "setting_whole" if whole else "setting_range", name=name, low=f"{spec.low:g}",
-        high=f"{spec.high:g}",
-    )  # fmt: skip
+        "setting_whole" if whole else "setting_range", name=name, low=f"{low:g}", high=f"{high:g}"
+    )
     if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
         raise sentence
     number = float(value)
-    if not math.isfinite(number) or not spec.low <= number <= spec.high:
+    if not math.isfinite(number) or not low <= number <= high:
         raise sentence
     if whole and not number.is_integer():
         raise sentence
     return int(number) if whole else number
 
 
-def _check_numbers(name: str, spec: Field, value: object) -> list[float]:
+def _check_numbers(name: str, spec: Spec, value: object) -> list[float]:
     """A list of 2 … 12 numbers, each inside [low, high]."""
     sentence = Invalid("setting_numbers", name=name, low=f"{spec.low:g}", high=f"{spec.high:g}")
     if not isinstance(value, list | tuple) or not 2 <= len(value) <= 12:
         raise sentence
-    inner = Field("number", spec.low, spec.high)
+    inner = Spec("number", spec.low, spec.high)
     try:
-        return [float(_check_number(name, inner, v)) for v in value]
+        return [float(_check_number(name, inner, v, {})) for v in value]
     except ValueError:
         raise sentence from None
 
@@ -305,26 +302,14 @@ def bars(labels: Sequence[str], values: Iterable[float], highlight: int) -> dict
 # --- the lab ------------------------------------------------------------------------------------
 
 TRAINED = model_config()
+# A lab question's settings are a view of the lab: what it computes on and the row, checked
+# with the lab's own declaration (its bounds, choices and rules), its defaults the lab's.
 LAB_FIELDS = {
-    "text": Field("text", high=MAX_TEXT),
-    "special": Field("flag"),
-    "d": Field("integer", D_MIN, D_MAX),
-    "scale": Field("flag"),
-    "mask": Field("choice", choices=MASK_KINDS),
-    "seed": Field("integer", 0, SEED_MAX),
-    "heads": Field("integer", 1, MAX_HEADS),
-    "head": Field("integer", 0, MAX_HEADS - 1),
-    "source": Field("choice", choices=SOURCES),
-    "position": Field("flag"),
-    "temperature": Field("number", *TEMPERATURE_RANGE),
-    "layer": Field("integer", 0, TRAINED.layers - 1),
-    "row": Field("integer", 0, 10**9),
+    name: spec
+    for name, spec in LabParams.specs().items()
+    if name in {f.name for f in dataclasses.fields(Computing)} | {"row"}
 }
-LAB_DEFAULTS: dict[str, Any] = {
-    "text": "我喜欢人工智能", "special": True, "d": 64, "scale": True, "mask": "none", "seed": 0,
-    "heads": 1, "head": 0, "source": "random", "position": True, "temperature": 1.0, "layer": 0,
-    "row": 2,
-}  # fmt: skip
+LAB_DEFAULTS: dict[str, Any] = {name: getattr(VIEW, name) for name in LAB_FIELDS}
 
 
 def lab_row(settings: dict[str, Any]) -> tuple[tuple[str, ...], np.ndarray, int]:
@@ -530,19 +515,19 @@ def xi_share(settings: dict[str, Any]) -> Truth:
 
 ENGLISH = "I like artificial intelligence."
 SCORE_STD_FIELDS = {
-    "d": Field("integer", D_MIN, D_MAX),
-    "samples": Field("integer", 500, 5000),
-    "seed": Field("integer", 0, SEED_MAX),
+    "d": Spec("integer", D_MIN, D_MAX),
+    "samples": Spec("integer", 500, 5000),
+    "seed": Spec("integer", 0, SEED_MAX),
 }
 TRANSLATOR_FIELDS = {
-    "english": Field("text", high=200),
-    "chinese": Field("text", high=40),
-    "row": Field("integer", 0, TRANSLATOR.max_target),
-    "layer": Field("integer", 0, TRANSLATOR.decoder_layers - 1),
+    "english": Spec("text", max_chars=200),
+    "chinese": Spec("text", max_chars=40),
+    "row": Spec("integer", 0, TRANSLATOR.max_target),
+    "layer": Spec("integer", 0, TRANSLATOR.decoder_layers - 1),
 }
 TRANSLATOR_DEFAULTS = {
     "english": ENGLISH,
-    "chinese": "我喜欢人工智能",
+    "chinese": DEFAULT_TEXT,
     "row": 1,  # the step that writes 喜
     "layer": TRANSLATOR.decoder_layers - 1,
 }
@@ -600,7 +585,7 @@ QUESTIONS: dict[str, Question] = {
                 "en": "What is the largest probability in softmax([{values}])?",
             },
             defaults={"values": [2.0, 1.0, 0.1]},
-            fields={"values": Field("numbers", -100, 100)},
+            fields={"values": Spec("numbers", -100, 100)},
             compute=softmax_top,
         ),
         Question(
@@ -612,7 +597,7 @@ QUESTIONS: dict[str, Question] = {
                 "en": "Which character does the trained model put at [MASK] in {text}?",
             },
             defaults={"text": "我喜[MASK]人工智能"},
-            fields={"text": Field("text", high=64)},
+            fields={"text": Spec("text", max_chars=64)},
             compute=model_fill,
         ),
         Question(

@@ -2,6 +2,7 @@
 prompts in both languages, and how a typed answer becomes a key in the tally."""
 
 import ast
+import dataclasses
 import json
 import math
 import string
@@ -393,3 +394,30 @@ def test_classroom_imports_neither_streamlit_nor_plotly_nor_ui():
                 continue
             for module in modules:
                 assert module.split(".")[0] not in {"streamlit", "plotly", "ui"}, path
+
+
+# --- one schema: a lab question is checked with the lab's own declaration -----------------------
+
+
+@pytest.mark.parametrize("question_id", ["lab_top_key", "lab_top_weight"])
+def test_a_lab_setting_out_of_range_is_refused_with_the_lab_s_own_bound(question_id):
+    """d past the lab's largest, and a head past the last of the heads asked for: refused by the
+    question with the bound the lab's settings declare (read from them here), never a bound of
+    its own; the lab's keys and defaults are the lab's."""
+    from classroom import Invalid
+    from viz_core.lab_settings import VIEW, Computing, LabParams
+
+    question = QUESTIONS[question_id]
+    d_high = LabParams.spec("d").high
+    with pytest.raises(Invalid) as caught:
+        question.settings({"d": d_high + 1})
+    assert caught.value.code == "setting_whole" and caught.value.params["high"] == f"{d_high:g}"
+    with pytest.raises(Invalid) as caught:
+        question.settings({"d": 64, "heads": 4, "head": 4})
+    assert caught.value.params == {"name": "head", "low": "0", "high": "3"}
+    with pytest.raises(Invalid) as caught:
+        question.settings({"d": 64, "heads": 3})  # 3 does not divide 64: the lab's rule
+    assert caught.value.code == "setting_rule"
+    names = {f.name for f in dataclasses.fields(Computing)} | {"row"}
+    assert set(question.fields) == names
+    assert question.settings()["text"] == VIEW.text and question.settings({"d": 96})["d"] == 96

@@ -203,7 +203,7 @@ SCRATCH_PAGE = {
     ),
     "settings.py": (
         "from dataclasses import dataclass\nfrom typing import ClassVar\n\n"
-        "from ui.kit.settings import Settings, integer\n\n\n@dataclass(frozen=True)\n"
+        "from viz_core.settings import Settings, integer\n\n\n@dataclass(frozen=True)\n"
         'class ScratchParams(Settings):\n    PAGE: ClassVar[str] = "scratch"\n\n'
         "    size: int = integer(2, 1, 9)\n"
     ),

@@ -15,7 +15,8 @@ from conftest import ROOT, open_app
 from streamlit.material_icon_names import ALL_MATERIAL_ICONS
 
 from ui.kit.pages import PAGES
-from ui.kit.text import LANGUAGES, load, t
+from ui.kit.text import load, t
+from viz_core.settings import LANGUAGES
 
 EMOJI = regex.compile(r"[\p{Extended_Pictographic}\uFE0F]")  # U+FE0F: "draw as emoji"
 MATERIAL = re.compile(r":material/([a-z0-9_]+):")

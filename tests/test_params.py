@@ -2,8 +2,8 @@
 
 import pytest
 
-from ui.kit.settings import Note, locale_to_lang, parse_lang
 from ui.lab.settings import MAX_TEXT_CHARS, LabParams, parse_lab
+from viz_core.settings import Note, locale_to_lang, parse_lang
 
 
 def test_empty_query_gives_the_defaults_and_no_notes():

@@ -7,10 +7,10 @@ import ast
 from conftest import ROOT, figure, navigate, open_app
 
 from ui.kit.pages import PAGES, page_settings, url_keys
-from ui.kit.settings import CARRIED, Settings
 from ui.lab.compute import compute_lab
 from ui.lab.settings import LabParams
 from viz_core import run_lab, tokenize
+from viz_core.settings import CARRIED, Settings
 
 
 def page_modules():

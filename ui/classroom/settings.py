@@ -4,7 +4,7 @@
 from dataclasses import dataclass
 from typing import ClassVar
 
-from ui.kit.settings import Settings, text
+from viz_core.settings import Settings, text
 
 CODE_CHARS = 12  # a room code is 6 characters; a link may space or dash it
 TOKEN_CHARS = 64  # a student's token or the teacher's key: 24 URL-safe characters today

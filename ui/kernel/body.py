@@ -21,12 +21,12 @@ from ui.kernel.settings import TILE, XI_TOKENS, KernelParams
 from ui.kit import notes, state
 from ui.kit.display import Chart, chart, number_input, picker, safe_text, slider, token_chips
 from ui.kit.figures import format_value
-from ui.kit.settings import Note
 from ui.kit.text import t
 from ui.lab.compute import compute_lab
 from ui.lab.settings import LabParams
 from viz_core import KV_CACHE_MODELS, LabResult, OnlineSoftmax, kv_cache_bytes, softmax
 from viz_core.kernels import flash_scratch_floats
+from viz_core.settings import Note
 
 LONG_N = 4096  # a long input, to say where FlashAttention pays off
 LONG_BLOCK = 64  # the tile GPU kernels use

@@ -3,7 +3,7 @@
 from dataclasses import dataclass
 from typing import ClassVar
 
-from ui.kit.settings import Settings, choice, integer
+from viz_core.settings import Settings, choice, integer
 
 SECTIONS = ("softmax", "flash", "cache")
 # The seventh article's 喜 row, keys in the order it prints them ([CLS] and [SEP] last), ÷ √64.

@@ -16,9 +16,9 @@ from ui.kit import notes, screen, state
 from ui.kit.cache import CACHES, MB, ByteCache, deep_bytes
 from ui.kit.figures import CONFIG
 from ui.kit.pages import page_named
-from ui.kit.settings import Settings
 from ui.kit.text import STRINGS, t
 from viz_core import is_special
+from viz_core.settings import Settings
 
 CSS = """<style>
 .chips{display:flex;flex-wrap:wrap;gap:6px;margin:4px 0 8px}

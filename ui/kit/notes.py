@@ -8,8 +8,8 @@ import time
 
 import streamlit as st
 
-from ui.kit.settings import Note
 from ui.kit.text import STRINGS, literal, t
+from viz_core.settings import Note
 
 SHOWN, PENDING = "_notes_shown", "_notes_pending"  # notes of this run; of a run that reran
 # The server and the browser each pass messages on every 10 ms: what a run sends reaches the

@@ -9,7 +9,7 @@ import inspect
 from dataclasses import dataclass
 from pathlib import Path
 
-from ui.kit.settings import AppSettings, Settings
+from viz_core.settings import AppSettings, Settings
 
 
 @dataclass(frozen=True)

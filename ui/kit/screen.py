@@ -7,9 +7,9 @@ from collections.abc import Mapping
 import streamlit as st
 
 from ui.kit import notes
-from ui.kit.settings import Note
 from ui.kit.snippets import rerun_only, snippet
 from ui.kit.typography import Screen, screen_for
+from viz_core.settings import Note
 
 # Every screen: a compact head with the language and presenter switches in the top bar (the page
 # links end before them), formulas with little margin; on a phone no Plotly toolbar over axis

@@ -19,8 +19,10 @@ from streamlit.navigation.page import StreamlitPage
 
 from ui.kit import notes
 from ui.kit.pages import PAGES, page_named, page_settings
-from ui.kit.settings import (
+from ui.kit.text import t
+from viz_core.settings import (
     CARRIED,
+    LANGUAGES,
     Note,
     Settings,
     locale_to_lang,
@@ -28,7 +30,6 @@ from ui.kit.settings import (
     parse_present,
     url_text,
 )
-from ui.kit.text import LANGUAGES, t
 
 S = TypeVar("S", bound=Settings)
 T = TypeVar("T")

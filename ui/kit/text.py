@@ -8,7 +8,7 @@ import re
 import tomllib
 from pathlib import Path
 
-LANGUAGES = ("zh", "en")
+from viz_core.settings import LANGUAGES
 
 
 def load(path: Path) -> dict[str, dict[str, str]]:

@@ -20,7 +20,7 @@ from ui.kit.display import (
 )
 from ui.kit.heatmap import heatmap
 from ui.kit.text import literal, t
-from ui.lab.settings import LabParams
+from ui.lab.settings import DEFAULT_TEXT, LabParams
 from ui.model import figures
 from ui.model.settings import ModelParams
 from ui.train.compute import need_cells, need_parts, sentences_text
@@ -36,7 +36,7 @@ from viz_core import (
 from viz_core.model import CLEAR_ROLE, MASK
 
 TOP = 8  # guesses shown
-ARTICLE_SENTENCE = "我喜欢人工智能"
+ARTICLE_SENTENCE = DEFAULT_TEXT  # the articles' sentence, the lab's default
 ARTICLE_ROW = {"我": 0.16, "喜": 0.40, "欢": 0.23}  # the seventh article's row of 喜
 
 

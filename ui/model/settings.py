@@ -4,8 +4,8 @@ characters is masked, and T."""
 from dataclasses import dataclass
 from typing import ClassVar
 
-from ui.kit.settings import Settings, integer, number, text
 from ui.lab.settings import DEFAULT_TEXT, MAX_TEXT_CHARS
+from viz_core.settings import Settings, integer, number, text
 
 MAX_CHARS = 46  # the model's positions less [CLS] and [SEP]
 

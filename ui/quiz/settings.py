@@ -3,8 +3,8 @@
 from dataclasses import dataclass
 from typing import ClassVar
 
-from ui.kit.settings import Settings, integer
 from viz_core import SEED_MAX
+from viz_core.settings import Settings, integer
 
 
 @dataclass(frozen=True)

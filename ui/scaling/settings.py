@@ -4,8 +4,8 @@ screen."""
 from dataclasses import dataclass
 from typing import ClassVar
 
-from ui.kit.settings import Settings, choice, integer
 from viz_core import D_MAX, D_MIN, DISTRIBUTIONS
+from viz_core.settings import Settings, choice, integer
 
 # One section at a time, each with its figure on the first screen; the histogram first, as links
 # from before the sections open it.

@@ -20,7 +20,6 @@ from ui.kit.display import (
     text_input,
 )
 from ui.kit.figures import format_value
-from ui.kit.settings import parse_values
 from ui.kit.text import STRINGS, t
 from ui.softmax import figures
 from ui.softmax.presets import PRESETS, Preset, active_preset, compare, labels_for, largest
@@ -32,6 +31,7 @@ from viz_core import (
     softmax_breakdown,
     softmax_jacobian,
 )
+from viz_core.settings import parse_values
 
 # Whether the examples' popover is open: its widget key, so that a pick can close it.
 EXAMPLES = state.Slot("softmax", "examples", False)

@@ -4,7 +4,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ui.kit.settings import parse_values
+from viz_core.settings import parse_values
 
 XI_ROW = "15.3, 22.7, 18.2, 2.1, 1.8, 3.2, 2.9, 5.6, 4.1"
 FIVE = "15.3, 22.7, 18.2, 2.1, 1.8"

@@ -4,7 +4,7 @@ the section below the bars."""
 from dataclasses import dataclass
 from typing import ClassVar
 
-from ui.kit.settings import MAX_VALUES, VALUE_LIMIT, Settings, choice, integer, number, numbers
+from viz_core.settings import MAX_VALUES, VALUE_LIMIT, Settings, choice, integer, number, numbers
 
 DEFAULT_VALUES = "2.0, 1.0, 0.1"
 LARGEST = -1  # target: the largest entry, as the article assumes, whatever the numbers

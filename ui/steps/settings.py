@@ -3,7 +3,7 @@
 from dataclasses import dataclass
 from typing import ClassVar
 
-from ui.kit.settings import Settings, choice, integer
+from viz_core.settings import Settings, choice, integer
 
 STEPS = 6
 

@@ -3,8 +3,8 @@
 from dataclasses import dataclass
 from typing import ClassVar
 
-from ui.kit.settings import Settings, choice, integer
 from viz_core import OPTIMIZERS, SEED_MAX, TASKS
+from viz_core.settings import Settings, choice, integer
 from viz_core.train import D_K_MAX, DEFAULT_STEPS
 
 D_K_MIN = 4

@@ -10,7 +10,6 @@ from streamlit.delta_generator import DeltaGenerator
 from ui.kit import notes, state
 from ui.kit.display import chart, number_input, picker, radio, safe_text, selectbox, text_input
 from ui.kit.figures import format_value
-from ui.kit.settings import Note
 from ui.kit.text import t
 from ui.lab.settings import LabParams
 from ui.variants import figures
@@ -26,6 +25,7 @@ from ui.variants.compute import (
 )
 from ui.variants.settings import TRANSLATOR, VariantsParams
 from viz_core import KV_CACHE_MODELS, head_choices
+from viz_core.settings import Note
 
 MISTRAL_WINDOW = 4096  # Mistral-7B's sliding window
 MISTRAL_LAYERS = 32

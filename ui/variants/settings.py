@@ -3,8 +3,8 @@
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from ui.kit.settings import Settings, choice, integer, text
 from viz_core import MAX_HEADS, MAX_TOKENS
+from viz_core.settings import Settings, choice, integer, text
 from viz_core.translator import translator_config
 
 TRANSLATOR = translator_config()  # the shipped translator's shape

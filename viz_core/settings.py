@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol, Self
 
-from ui.kit.text import LANGUAGES
+LANGUAGES = ("zh", "en")  # the app speaks Chinese and English
 
 QueryValue = str | list[str]
 Query = Mapping[str, QueryValue]

@@ -1,18 +1,16 @@
 """The store's refusals for a student or a teacher, in the page's language, by their code.
 
-Each refusal's sentence lives once, in ``classroom/strings.toml``; it is registered here as the
-string ``refusal_<code>``. Anything else that goes wrong is logged, and the user is told only
-that it did not work, never the exception's text.
+Each refusal's sentence lives once, in ``classroom/strings.toml``; the page's package registers
+it as the string ``refusal_<code>``. Anything else that goes wrong is logged, and the user is
+told only that it did not work, never the exception's text.
 """
 
 import logging
 
-from classroom.refusals import STRINGS, Refusal
-from ui.kit.text import register, t
+from classroom.refusals import Refusal
+from ui.kit.text import t
 
 log = logging.getLogger(__name__.rsplit(".", 1)[0])  # one logger per package: ui.classroom
-
-register({f"refusal_{code}": table for code, table in STRINGS.items()})
 
 
 def said(error: Exception, lang: str) -> str:

@@ -13,6 +13,8 @@ from bench.load import cold_class, impatient_class
 from bench.serve import streamlit_server
 from ui.kit.pages import PAGES
 
+pytestmark = pytest.mark.slow  # starts fresh servers
+
 
 @pytest.mark.parametrize("attempt", [1, 2])
 def test_a_class_opening_every_page_on_a_fresh_server_sees_no_exception(attempt):

@@ -9,9 +9,12 @@ import subprocess
 import time
 import venv
 
+import pytest
 from conftest import ROOT
 
 from bench.serve import free_port, wait_healthy
+
+pytestmark = pytest.mark.slow  # pip installs into a fresh virtualenv, then a server starts
 
 DOCKERFILE = (ROOT / "Dockerfile").read_text(encoding="utf-8")
 

@@ -13,6 +13,7 @@ from conftest import ROOT
 from ui.kit.pages import PATHS
 
 
+@pytest.mark.slow  # starts mypy or Python
 def test_core_imports_neither_streamlit_nor_plotly():
     """Importing viz_core in a fresh interpreter loads no streamlit and no plotly."""
     code = (
@@ -31,6 +32,7 @@ def test_core_source_never_mentions_streamlit_or_plotly():
         assert "import streamlit" not in text and "import plotly" not in text, path
 
 
+@pytest.mark.slow  # starts mypy or Python
 def test_mypy_strict_is_clean_on_the_core_the_ui_and_the_classroom():
     """viz_core, ui/, classroom/ and the entry are fully annotated: mypy --strict over the files
     pyproject.toml lists reports nothing."""
@@ -63,6 +65,7 @@ chart("bars", bars, [1.0], lang="en", first=True)
 """
 
 
+@pytest.mark.slow  # starts mypy or Python
 def test_mypy_checks_a_builders_arguments_at_each_chart_call(tmp_path):
     """chart() passes its builder's signature on: mypy --strict rejects a wrong argument and an
     option given as the builder's keyword, and accepts the calls that leave screen to chart."""
@@ -285,6 +288,7 @@ def test_quick():
 TIERS = [("not slow", ["test_quick"]), ("slow", ["test_marked_slow", "test_in_a_browser"])]
 
 
+@pytest.mark.slow  # starts mypy or Python
 @pytest.mark.parametrize(("tier", "chosen"), TIERS)
 def test_the_quick_tier_leaves_out_what_is_marked_slow(tier, chosen):
     """A scratch test file in tests/ (so conftest.py and pyproject.toml apply): -m "not slow"

@@ -8,6 +8,8 @@ import pytest
 
 from ui.kit import memory
 
+pytestmark = pytest.mark.slow  # measures fresh interpreters
+
 
 def fresh_python(code: str) -> list[str]:
     """The words ``code`` prints, run in a fresh interpreter in the project's root."""

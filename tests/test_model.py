@@ -57,6 +57,7 @@ def held_out() -> list[tuple[int, str]]:
     return [(int(row[0]), row[1]) for row in rows]
 
 
+@pytest.mark.slow  # the whole held-out split, or a fresh interpreter
 def test_fill_mask_on_the_held_out_split_reproduces_the_record_and_beats_the_baseline():
     """Masking each held-out sentence's chosen character, numpy's top-1 and top-5 accuracy are
     the record's (to a sentence or two of rounding), far above always guessing the commonest
@@ -125,6 +126,7 @@ def test_mask_tokens_stay_whole():
     assert model_tokens("我喜[MASK]人", special=False) == ["我", "喜", "[MASK]", "人"]
 
 
+@pytest.mark.slow  # the whole held-out split, or a fresh interpreter
 def test_loading_the_model_costs_at_most_40_mb():
     """load_model() in a fresh interpreter allocates at most 40 MB (traced by tracemalloc)."""
     code = (

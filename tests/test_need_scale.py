@@ -154,6 +154,7 @@ def kinds(sweep):
     return [need.kind for need in needs(sweep)]
 
 
+@pytest.mark.slow  # trains the sweeps
 def test_the_shipped_sweeps_are_made_again_with_the_portable_kernels():
     """need_sweeps.json holds what /train's sweep computes for its default task and seed, for
     both optimizers, made again here as ``python -m ui.train.make_need`` makes it (with kernels
@@ -173,6 +174,7 @@ def test_the_shipped_sweeps_are_made_again_with_the_portable_kernels():
             warnings.warn(f"{optimizer}: {count} of 12 unscaled runs moved", stacklevel=1)
 
 
+@pytest.mark.slow  # trains the sweeps
 def test_this_processor_moves_no_scaled_run_and_the_page_counts_the_unscaled_ones():
     """/train's sweep as this machine's own kernels train it (as the server does): its scaled
     runs are the file's exactly; the unscaled ones that moved are reported here, and the page's
@@ -189,6 +191,7 @@ def test_this_processor_moves_no_scaled_run_and_the_page_counts_the_unscaled_one
                           stacklevel=1)  # fmt: skip
 
 
+@pytest.mark.slow  # trains the sweeps
 def test_the_shipped_verdicts_are_those_of_the_page_s_own_runs(runs):
     """The verdict, per optimizer and d_k, and its scaled median, are those of /train's single
     runs trained whole (another code path than the sweep's early stop), with the same kernels."""

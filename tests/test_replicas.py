@@ -34,6 +34,8 @@ from bench.replicas import (
     wait_for,
 )
 
+pytestmark = pytest.mark.slow  # starts replicas, nginx and proxies
+
 QUICK = 2.5  # s: no run may take longer while the database is away (the store's limit is ~2 s)
 
 

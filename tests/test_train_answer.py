@@ -297,6 +297,7 @@ def moved_note(at):
     return [e.value for e in at.get("info") if "chaotic" in e.value or "混沌" in e.value]
 
 
+@pytest.mark.slow  # trains the sweeps
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_the_sweep_says_where_this_server_s_runs_differ_from_the_shipped_ones(monkeypatch, lang):
     """/train's own sweep at the shipped setting (task "previous", seeds 0–2, SGD) is compared
@@ -316,6 +317,7 @@ def test_the_sweep_says_where_this_server_s_runs_differ_from_the_shipped_ones(mo
     assert ("3 of 24 runs" if lang == "en" else "有 3 次（共 24 次）") in text
 
 
+@pytest.mark.slow  # trains the sweeps
 def test_a_sweep_of_another_task_or_seed_is_not_compared(monkeypatch):
     """The shipped file holds the default task and seeds only: a sweep of another is not set
     beside it (no note), even where the file's runs differ from this machine's."""

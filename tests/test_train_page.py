@@ -206,6 +206,7 @@ def steps_to_90(task, d, optimizer="sgd", steps=300):
     ]
 
 
+@pytest.mark.slow  # trains heads for 300 steps
 def test_the_verdict_follows_the_numbers():
     """Two settings whose numbers point opposite ways get opposite sentences: at d_k = 16 the
     unscaled head is no slower (the page says it learns as well); in a large-d_k setting where
@@ -226,6 +227,7 @@ def test_the_verdict_follows_the_numbers():
     assert "learns as well" not in hard
 
 
+@pytest.mark.slow  # trains heads for 300 steps
 def test_a_slower_unscaled_head_is_called_slower_not_unable():
     """previous, d_k = 256: unscaled gets there, but in over 1.5× the steps: 'more slowly'."""
     scaled, unscaled = steps_to_90("previous", 256)

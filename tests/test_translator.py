@@ -225,6 +225,7 @@ def test_chrf_of_hand_worked_sentences():
     assert chrf("我 喜欢", "我喜欢") == 100.0  # white space is ignored
 
 
+@pytest.mark.slow  # held-out pairs, a fresh interpreter or the training script
 def test_greedy_decoding_of_held_out_pairs_reproduces_the_record_and_beats_the_baseline():
     """On the first 100 held-out pairs (never trained on), numpy's greedy translations score
     the record's chrF and exact matches (to rounding), well above the retrieval baseline the
@@ -254,6 +255,7 @@ def test_the_held_out_file_credits_tatoeba_and_keeps_the_attribution():
     assert len(rows) == load_translator().record["held_out"]["pairs"]
 
 
+@pytest.mark.slow  # held-out pairs, a fresh interpreter or the training script
 def test_loading_the_translator_costs_at_most_40_mb():
     """load_translator() in a fresh interpreter allocates at most 40 MB, the issue's budget (traced
     by tracemalloc; 36.3 MB measured)."""
@@ -267,6 +269,7 @@ def test_loading_the_translator_costs_at_most_40_mb():
     assert int(run.stdout) <= 40 * 2**20, f"{int(run.stdout) / 1e6:.1f} MB"
 
 
+@pytest.mark.slow  # held-out pairs, a fresh interpreter or the training script
 def test_a_three_step_training_run_writes_files_numpy_reads_exactly(tmp_path):
     """The training script, 3 steps with 20 held-out pairs: every file is written, and numpy's
     forward pass on them gives the smoke run's PyTorch reference logits."""

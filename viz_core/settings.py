@@ -130,8 +130,8 @@ class Settings:
 
     @classmethod
     def specs(cls) -> dict[str, Spec]:
-        """Every field's declaration, by URL name."""
-        return {f.name: f.metadata[SPEC] for f in dataclasses.fields(cls)}
+        """Every field's declaration, by URL name (one dict per class: read it, never change it)."""
+        return _specs(cls)
 
     @classmethod
     def spec(cls, name: str) -> Spec:
@@ -177,6 +177,16 @@ class Settings:
         """These settings as their widgets' session values, by scoped key."""
         fields = dataclasses.asdict(self)
         return {self.widget_key(name): value for name, value in fields.items()}
+
+
+_SPECS: dict[type[Settings], dict[str, Spec]] = {}
+
+
+def _specs(cls: type[Settings]) -> dict[str, Spec]:
+    """Kept per class: a lab rerun asks some 300 times, and dataclasses.fields took 5 ms of it."""
+    if cls not in _SPECS:
+        _SPECS[cls] = {f.name: f.metadata[SPEC] for f in dataclasses.fields(cls)}
+    return _SPECS[cls]
 
 
 def _default(settings: Settings, name: str) -> Any:

@@ -222,8 +222,7 @@ def refit(settings: type[Settings]) -> list[Note]:
 
 def refit_ready(settings: type[Settings]) -> bool:
     """Whether every widget of ``settings`` has a value (after the page's first run)."""
-    defaults, _ = settings.parse({})
-    return all(key in st.session_state for key in defaults.to_state())
+    return all(settings.widget_key(name) in st.session_state for name in settings.specs())
 
 
 def hand_over(values: Settings) -> None:

@@ -45,8 +45,7 @@ import tempfile
 import threading
 import time
 import urllib.request
-import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -58,6 +57,7 @@ from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.Element_pb2 import Element
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
+from bench.pg import PG_URL, pg_schema, raw_rows, with_search_path
 from bench.serve import ROOT, free_port, wait_healthy
 from ui.kit.text import load
 
@@ -65,9 +65,6 @@ DEPLOY = ROOT / "deploy"
 NGINX_CONF = DEPLOY / "nginx.conf"
 COMPOSE = DEPLOY / "compose.yaml"
 COOKIE = "lab_affinity"  # the affinity cookie nginx sets (deploy/nginx.conf)
-PG_URL = os.environ.get(
-    "CLASSROOM_TEST_PG_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
-)
 EARLY = ForwardMsg.ScriptFinishedStatus.FINISHED_EARLY_FOR_RERUN
 PAGE = "classroom"
 
@@ -675,17 +672,12 @@ class Phone:
 
 def answers_in_db(db_url: str) -> dict[tuple[str, str, int], str]:
     """(room code, nickname, question number) → the answer the database holds."""
-    engine = sa.create_engine(db_url, poolclass=sa.NullPool)
-    query = sa.text(
+    query = (
         "SELECT r.code, s.nickname, q.number, a.value FROM answers a "
         "JOIN students s ON s.id = a.student_id JOIN asked q ON q.id = a.asked_id "
         "JOIN rooms r ON r.id = q.room_id"
     )
-    try:
-        with engine.connect() as conn:
-            return {(c, n, int(k)): str(v) for c, n, k, v in conn.execute(query)}
-    finally:
-        engine.dispose()
+    return {(str(c), str(n), int(str(k))): str(v) for c, n, k, v in raw_rows(db_url, query)}
 
 
 def lost_answers(phones: dict[str, list[Phone]], db_url: str) -> list[str]:
@@ -702,30 +694,6 @@ def lost_answers(phones: dict[str, list[Phone]], db_url: str) -> list[str]:
                 if value is None or (value != acked and value not in later):
                     lost.append(f"{code}/{phone.name} q{number}: acked {acked!r}, db {value!r}")
     return lost
-
-
-# --- PostgreSQL: a throwaway schema -------------------------------------------------------------
-
-
-def with_search_path(url: str, schema: str) -> str:
-    """``url`` whose connections see ``schema`` first (``?options=-csearch_path%3D<schema>``)."""
-    changed = sa.make_url(url).update_query_dict({"options": f"-csearch_path={schema}"})
-    return changed.render_as_string(hide_password=False)
-
-
-@contextlib.contextmanager
-def pg_schema(url: str = PG_URL, prefix: str = "replicas") -> Iterator[str]:
-    """A new, empty schema, dropped with everything in it afterwards: nothing else is touched."""
-    name = f"{prefix}_{uuid.uuid4().hex[:10]}"
-    engine = sa.create_engine(url, poolclass=sa.NullPool)
-    with engine.begin() as conn:
-        conn.execute(sa.text(f'CREATE SCHEMA "{name}"'))
-    try:
-        yield name
-    finally:
-        with engine.begin() as conn:
-            conn.execute(sa.text(f'DROP SCHEMA "{name}" CASCADE'))
-        engine.dispose()
 
 
 # --- the bench: a school's classes on several replicas ------------------------------------------
@@ -1113,12 +1081,7 @@ def measure_class(
 
 def _asked(db_url: str) -> set[str]:
     """The question ids asked in the schema (the teacher's picker chose what was meant)."""
-    engine = sa.create_engine(db_url, poolclass=sa.NullPool)
-    try:
-        with engine.connect() as conn:
-            return {str(q) for (q,) in conn.execute(sa.text("SELECT question_id FROM asked"))}
-    finally:
-        engine.dispose()
+    return {str(q) for (q,) in raw_rows(db_url, "SELECT question_id FROM asked")}
 
 
 def _p(values: list[float], share: float) -> float:

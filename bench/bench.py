@@ -117,20 +117,19 @@ def served_reruns(quick: bool) -> dict[str, float]:
     with ExitStack() as stack:
         sessions = {}
         for name, (app, key) in changes.items():
-            session = Session(stack.enter_context(streamlit_server(app))[0])
-            socket = session.connect()
-            stack.callback(socket.close)
-            session.run(socket, LINK, {})
-            sessions[name] = (session, socket, key)
+            session = Session(stack.enter_context(streamlit_server(app))[0]).connect()
+            stack.callback(session.close)
+            session.run(LINK, {})
+            sessions[name] = (session, key)
         for batch in range(batches):
-            for session, socket, key in sessions.values():
+            for session, key in sessions.values():
                 for i in range(runs):
                     value = f"{SENTENCES[i % 5]}{batch}{i}" if key == "text" else batch * runs + i
-                    session.run(socket, LINK, {key: value})
-    for name, (session, _, _) in sessions.items():  # a failed or empty run is not a rerun
+                    session.run(LINK, {key: value})
+    for name, (session, _) in sessions.items():  # a failed or empty run is not a rerun
         assert not session.failures, (name, session.failures)
         assert min(session.received) > 4_000, (name, min(session.received))  # a heatmap's
-    return {name: statistics.median(s.latencies[1:]) for name, (s, _, _) in sessions.items()}
+    return {name: statistics.median(s.latencies[1:]) for name, (s, _) in sessions.items()}
 
 
 def pages(quick: bool) -> None:

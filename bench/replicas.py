@@ -52,11 +52,9 @@ from typing import IO, Any
 
 import psutil
 import sqlalchemy as sa
-import websocket
-from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.Element_pb2 import Element
-from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
+from bench import stream
 from bench.pg import PG_URL, pg_schema, raw_rows, with_search_path
 from bench.serve import ROOT, free_port, wait_healthy
 from ui.kit.text import load
@@ -65,7 +63,6 @@ DEPLOY = ROOT / "deploy"
 NGINX_CONF = DEPLOY / "nginx.conf"
 COMPOSE = DEPLOY / "compose.yaml"
 COOKIE = "lab_affinity"  # the affinity cookie nginx sets (deploy/nginx.conf)
-EARLY = ForwardMsg.ScriptFinishedStatus.FINISHED_EARLY_FOR_RERUN
 PAGE = "classroom"
 
 # --- nginx: the deploy/ file, rendered -------------------------------------------------------
@@ -391,29 +388,22 @@ def _shown(element: Element, fragment: str) -> Shown | None:
     return None
 
 
-class Tab:
+class Tab(stream.Tab):
     """One browser tab on the class page, through nginx: its affinity cookie (fetched the way a
-    browser gets it, by loading the page), its websocket, the URL's query string as the server
-    keeps it, what the last runs drew, and its fragments' timers (``st.fragment(run_every=…)``),
-    which ``tick`` runs when due, as the browser does."""
+    browser gets it, by loading the page), what the last runs drew, every warning they drew, and
+    each run's seconds. Its fragments' timers (``st.fragment(run_every=…)``) run when ``tick``
+    finds them due, as the browser runs them."""
 
     def __init__(
         self, base: str, query: str, cookie: str | None = None, timeout: float = 30
     ) -> None:
-        self.base = base
-        self.query = query
+        super().__init__(base, query, PAGE, timeout)
         self.cookie = cookie
-        self.timeout = timeout
-        self.ws: websocket.WebSocket | None = None
-        self.page_hash = ""
         self.drawn: dict[tuple[int, ...], Shown] = {}
-        self.widgets: dict[str, str] = {}  # widget key → widget id
-        self.options: dict[str, list[str]] = {}  # a select box's key → its options' labels
-        self.timers: dict[str, float] = {}  # fragment id → interval, s
-        self.due: dict[str, float] = {}  # fragment id → when it runs next (monotonic)
-        self.failures: list[str] = []
         self.warned: list[str] = []  # every warning any run drew
         self.runs: list[float] = []  # seconds per run, fragments' included
+        self._full = False  # the run being read is a full one: what it does not draw is gone
+        self._seen: set[tuple[int, ...]] = set()  # the places it drew
 
     # connecting and running
 
@@ -421,93 +411,38 @@ class Tab:
         """Load the page (which gives the cookie on a first visit), connect, run the script."""
         if self.cookie is None:
             _, self.cookie = get(f"{self.base}/{PAGE}?{self.query}")
-        url = self.base.replace("http", "ws", 1) + "/_stcore/stream"
-        self.ws = websocket.create_connection(
-            url, subprotocols=["streamlit"], cookie=f"{COOKIE}={self.cookie}",
-            timeout=self.timeout,
-        )  # fmt: skip
+        self.connect(cookie=f"{COOKIE}={self.cookie}")
         self.run()
         return self
-
-    def close(self) -> None:
-        if self.ws is not None:
-            with contextlib.suppress(Exception):
-                self.ws.close()
-            self.ws = None
 
     def run(self, widgets: dict[str, Any] | None = None, fragment: str = "") -> float:
         """One rerun (of ``fragment`` alone, if given) with ``widgets`` (key → value; True
         taps a button), read until it has finished; returns its seconds."""
-        assert self.ws is not None, "open() first"
-        message = BackMsg()
-        rerun = message.rerun_script
-        rerun.query_string = self.query
-        rerun.page_script_hash = self.page_hash
-        rerun.page_name = PAGE
-        rerun.fragment_id = fragment
-        rerun.is_auto_rerun = bool(fragment) and not widgets
-        for key, value in (widgets or {}).items():
-            state = rerun.widget_states.widgets.add()
-            state.id = self.widgets[key]
-            if value is True:
-                state.trigger_value = True
-            elif isinstance(value, str):
-                state.string_value = value
-            else:
-                state.double_value = float(value)
         start = time.monotonic()
-        self.ws.send_binary(message.SerializeToString())
-        self._read(fragment)
+        self._full, self._seen = not fragment, set()
+        self.send(widgets, fragment, auto=bool(fragment) and not widgets)
+        self.read_run(self.timeout)
+        if self._full:  # elements not drawn again are gone, as the browser clears them
+            self.drawn = {path: s for path, s in self.drawn.items() if path in self._seen}
         seconds = time.monotonic() - start
         self.runs.append(seconds)
         return seconds
 
-    def _read(self, fragment: str) -> None:
-        """Read until a run ends without asking for another; keep what it drew."""
-        assert self.ws is not None
-        seen: set[tuple[int, ...]] = set()
-        full = not fragment
-        deadline = time.monotonic() + self.timeout
-        while True:
-            self.ws.settimeout(max(0.1, deadline - time.monotonic()))
-            reply = ForwardMsg()
-            reply.ParseFromString(self.ws.recv())
-            kind = reply.WhichOneof("type")
-            if kind == "new_session":
-                if not reply.metadata.run.fragment_ids:  # a full run: the browser drops timers
-                    full, seen = True, set()
-                    self.timers.clear()
-            elif kind == "navigation":  # the page this run drew (not the entry script)
-                self.page_hash = reply.navigation.page_script_hash
-            elif kind == "page_info_changed":
-                self.query = reply.page_info_changed.query_string
-            elif kind == "auto_rerun":
-                interval = reply.auto_rerun.interval
-                self.timers[reply.auto_rerun.fragment_id] = interval
-                self.due.setdefault(reply.auto_rerun.fragment_id, time.monotonic() + interval)
-            elif kind == "delta" and reply.delta.WhichOneof("type") == "new_element":
-                path = tuple(reply.metadata.delta_path)
-                shown = _shown(reply.delta.new_element, reply.delta.fragment_id)
-                seen.add(path)
-                if shown is None:
-                    self.drawn.pop(path, None)
-                    continue
-                self.drawn[path] = shown
-                if shown.key:
-                    element = reply.delta.new_element
-                    self.widgets[shown.key] = _widget_id(element)
-                    if element.WhichOneof("type") == "selectbox":
-                        self.options[shown.key] = list(element.selectbox.options)
-                if shown.kind == "exception":
-                    self.failures.append(shown.text)
-                elif shown.kind == "warning":
-                    self.warned.append(shown.text)
-            elif kind == "script_finished" and reply.script_finished != EARLY:
-                break
-        if full:  # elements not drawn again are gone, as the browser clears them
-            self.drawn = {path: s for path, s in self.drawn.items() if path in seen}
-        for gone in set(self.due) - set(self.timers):
-            del self.due[gone]
+    def full_run(self) -> None:
+        super().full_run()
+        self._full, self._seen = True, set()
+
+    def note(self, element: Element, fragment: str, path: tuple[int, ...]) -> None:
+        """Keep what a person reads at ``path``, and every warning."""
+        super().note(element, fragment, path)
+        shown = _shown(element, fragment)
+        self._seen.add(path)
+        if shown is None:
+            self.drawn.pop(path, None)
+        else:
+            self.drawn[path] = shown
+            if shown.kind == "warning":
+                self.warned.append(shown.text)
 
     def tick(self) -> bool:
         """Run every fragment whose timer is due (as the browser does); whether one ran."""
@@ -559,11 +494,6 @@ def wait_for(tab: Tab, done: Callable[[], bool], seconds: float) -> bool:
         time.sleep(min(0.05, tab.next_due()))
         tab.tick()
     return True
-
-
-def _widget_id(element: Element) -> str:
-    kind = element.WhichOneof("type") or ""
-    return str(getattr(getattr(element, kind), "id", ""))
 
 
 # --- the class, as the page says it ------------------------------------------------------------

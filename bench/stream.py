@@ -63,17 +63,17 @@ class Tab:
                 self.ws.close()
             self.ws = None
 
-    def request(
+    def send(
         self,
         widgets: dict[str, object] | None = None,
         fragment: str = "",
         auto: bool = False,
         page: str | None = None,
         query: str | None = None,
-    ) -> bytes:
-        """A rerun request: widget key → value (True taps a button), the fragment to rerun
-        alone, whether a timer sent it; ``page`` opens another page by its URL path (a click on
-        its link), ``query`` stands for the URL's own."""
+    ) -> None:
+        """Send a rerun request without waiting for its run: widget key → value (True taps a
+        button), the fragment to rerun alone, whether a timer sent it; ``page`` opens another
+        page by its URL path (a click on its link), ``query`` stands for the URL's own."""
         message = BackMsg()
         rerun = message.rerun_script
         rerun.query_string = self.query if query is None else query
@@ -90,18 +90,7 @@ class Tab:
                 state.string_value = value
             else:
                 state.double_value = float(value)  # type: ignore[arg-type]
-        return message.SerializeToString()
-
-    def send(
-        self,
-        widgets: dict[str, object] | None = None,
-        fragment: str = "",
-        auto: bool = False,
-        page: str | None = None,
-        query: str | None = None,
-    ) -> None:
-        """Send a rerun request (``request``'s) without waiting for its run."""
-        self._write(self.request(widgets, fragment, auto, page, query))
+        self._write(message.SerializeToString())
 
     def _write(self, data: bytes) -> None:
         assert self.ws is not None, "connect() first"

@@ -40,12 +40,13 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 import psutil
 from streamlit.proto.Element_pb2 import Element
 
-from bench.load import percentile, rss_mb
+from bench.measure import PeakRss, cpu_seconds, percentile, rss_mb, together, wait_until
 from bench.serve import streamlit_server
 from bench.stream import Clock, LiveTab
 from classroom import QUESTIONS
@@ -60,36 +61,6 @@ PHONE_AGENT = (  # "Mobi": the app sizes the page for a phone without waiting fo
 COUNT = re.compile(r"(?:Answered|已作答)\s*(\d+)\s*(?:of|/)\s*(\d+)")
 SESSION_TTL = 10  # s: a closed tab's session is dropped this long after (Streamlit's default: 120)
 GOALS = {"answer": 2.0, "question": 3.0}  # s, p95
-
-
-class Sampler:
-    """The server's resident memory every 0.2 s while in a ``with`` block: its peak."""
-
-    def __init__(self, pid: int) -> None:
-        self.pid = pid
-        self.peak = 0.0
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._poll, daemon=True, name="rss")
-
-    def _poll(self) -> None:
-        while not self._stop.wait(0.2):
-            self.peak = max(self.peak, rss_mb(self.pid))
-
-    def __enter__(self) -> "Sampler":
-        self.peak = rss_mb(self.pid)
-        self._thread.start()
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        self._stop.set()
-        self._thread.join()
-
-
-def cpu_seconds(pid: int) -> float:
-    """User and system CPU seconds of the server (and any children) so far."""
-    process = psutil.Process(pid)
-    times = [p.cpu_times() for p in [process, *process.children(recursive=True)]]
-    return sum(t.user + t.system for t in times)
 
 
 @dataclass
@@ -199,11 +170,7 @@ def join_all(
         except Exception as error:  # a failure is counted, never hidden
             failures.append(f"phone{i} join: {error!r}")
 
-    threads = [threading.Thread(target=one, args=(i,)) for i in range(len(phones))]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=300)
+    together([partial(one, i) for i in range(len(phones))], timeout=300)
     return [tab for tab in tabs if tab is not None], took, failures
 
 
@@ -242,11 +209,7 @@ def answer_all(tabs: list[LiveTab], phones: list[Phone], window: float, seed: in
         except Exception as error:  # a failure is counted, never hidden
             failures.append(f"{tab.name} answer: {error!r}")
 
-    threads = [threading.Thread(target=one, args=(i,)) for i in range(len(phones))]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=300)
+    together([partial(one, i) for i in range(len(phones))], timeout=300)
     return failures
 
 
@@ -280,13 +243,15 @@ def count_latencies(phones: list[Phone], teacher: Teacher, stored: dict[str, flo
     return latencies
 
 
-def wait_until(condition: Callable[[], bool], timeout: float) -> bool:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.05)
-    return True
+@dataclass
+class Memory:
+    """The server's resident memory in MB: before the class, at its peak, after End, and once
+    the tabs have closed and their sessions are dropped."""
+
+    before: float = 0.0
+    peak: float = 0.0
+    ended: float = 0.0
+    after: float = 0.0
 
 
 @dataclass
@@ -312,10 +277,7 @@ class Result:
     burst_cpu: float = float("nan")
     lockstep: int = 0
     question_seconds: float = 0.0
-    rss_before: float = 0.0
-    rss_peak: float = 0.0
-    rss_ended: float = 0.0
-    rss_after: float = 0.0
+    rss: Memory = field(default_factory=Memory)
     ended: bool = False
     failures: list[str] = field(default_factory=list)
 
@@ -344,15 +306,15 @@ def play(
         time.sleep(SESSION_TTL + 5)
         before = rss_mb(pid)
         for number in range(classes):
-            result = Result(phones, rss_before=before)
+            result = Result(phones, rss=Memory(before))
             idle = cpu_seconds(pid)
             time.sleep(5)
             result.idle_cpu_per_s = (cpu_seconds(pid) - idle) / 5
-            with Sampler(pid) as memory:
+            with PeakRss(pid, every=0.2) as memory:
                 _lesson(base, pid, result, database, (wait, window, spread), seed + number)
-                result.rss_peak = memory.peak
+                result.rss.peak = memory.peak
             time.sleep(SESSION_TTL + 5)
-            result.rss_after = before = rss_mb(pid)
+            result.rss.after = before = rss_mb(pid)
             results.append(result)
     return results
 
@@ -473,7 +435,7 @@ def _end(teacher_tab: LiveTab, result: Result, pid: int) -> None:
     except Exception as error:  # a failure is counted, never hidden
         result.failures.append(f"end: {error!r}")
     time.sleep(5)  # every phone has polled and seen the class gone
-    result.rss_ended = rss_mb(pid)
+    result.rss.ended = rss_mb(pid)
 
 
 def report(result: Result) -> None:
@@ -513,9 +475,9 @@ def report(result: Result) -> None:
     print(f"the question (Ask → all counted): {result.question_seconds:.1f} s, server CPU "
           f"{result.question_cpu:.1f} s")  # fmt: skip
     ended = "after End" if result.ended else "End NOT clicked"
-    print(f"server RSS: before {result.rss_before:.0f} MB, peak {result.rss_peak:.0f} MB, "
-          f"{ended} {result.rss_ended:.0f} MB, after the tabs closed and "
-          f"{SESSION_TTL + 5} s {result.rss_after:.0f} MB")  # fmt: skip
+    print(f"server RSS: before {result.rss.before:.0f} MB, peak {result.rss.peak:.0f} MB, "
+          f"{ended} {result.rss.ended:.0f} MB, after the tabs closed and "
+          f"{SESSION_TTL + 5} s {result.rss.after:.0f} MB")  # fmt: skip
     print(f"failures: {len(result.failures)}")
     for failure in sorted(set(result.failures))[:10]:
         print(f"    {failure[:200]}")

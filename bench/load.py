@@ -23,13 +23,14 @@ import threading
 import time
 from collections.abc import Callable
 from contextlib import ExitStack
+from functools import partial
 from pathlib import Path
 from urllib.parse import urlencode
 
-import psutil
 from streamlit.proto.Element_pb2 import Element
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
+from bench.measure import PeakRss, percentile, rss_mb, together
 from bench.serve import ROOT, streamlit_server
 from bench.stream import Tab
 from ui.kit.pages import PAGES, PATHS
@@ -124,47 +125,15 @@ def wave(
     """All sessions at once; returns them and the wall time."""
     start = threading.Barrier(sessions)
     students = [Session(base) for _ in range(sessions)]
-    threads = [
-        threading.Thread(target=worst_lesson, args=(s, 7919 * (i + 1), changes, start))
+    lessons = [
+        partial(worst_lesson, s, 7919 * (i + 1), changes, start)
         if worst
-        else threading.Thread(target=s.lesson, args=(changes, start))
+        else partial(s.lesson, changes, start)
         for i, s in enumerate(students)
     ]
     began = time.perf_counter()
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=600)
+    together(lessons, timeout=600)
     return students, time.perf_counter() - began
-
-
-def rss_mb(pid: int) -> float:
-    """Resident memory of the server process and its children, in MB."""
-    process = psutil.Process(pid)
-    return sum(p.memory_info().rss for p in [process, *process.children(recursive=True)]) / 1e6
-
-
-class PeakRss:
-    """Polls the server's resident memory every 50 ms while in a ``with`` block."""
-
-    def __init__(self, pid: int) -> None:
-        self.pid = pid
-        self.peak = 0.0
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._poll, daemon=True)
-
-    def _poll(self) -> None:
-        while not self._stop.wait(0.05):
-            self.peak = max(self.peak, rss_mb(self.pid))
-
-    def __enter__(self) -> "PeakRss":
-        self.peak = rss_mb(self.pid)
-        self._thread.start()
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        self._stop.set()
-        self._thread.join()
 
 
 def measure_worst(sessions: int, changes: int, waves: int = 1) -> list[dict[str, float]]:
@@ -240,13 +209,7 @@ def classroom(
     in a thread of its own, all released at once."""
     start = threading.Barrier(sessions)
     students = [Session(base, page=_url_path(PATHS[i % len(PATHS)])) for i in range(sessions)]
-    threads = [
-        threading.Thread(target=visit, args=(s, argument(i), start)) for i, s in enumerate(students)
-    ]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=600)
+    together([partial(visit, s, argument(i), start) for i, s in enumerate(students)], 600)
     return students
 
 
@@ -286,12 +249,6 @@ def impatient_visit(session: Session, seed: int, start: threading.Barrier) -> No
 def impatient_class(base: str, sessions: int) -> list[Session]:
     """``sessions`` impatient students at once, every page in turn."""
     return classroom(base, sessions, impatient_visit, lambda i: 101 * i)
-
-
-def percentile(values: list[float], share: float) -> float:
-    """The value below which ``share`` of ``values`` lie (nearest rank); NaN when empty."""
-    ordered = sorted(values)
-    return ordered[int(share * (len(ordered) - 1))] if ordered else float("nan")
 
 
 COLD_TARGET = 3.0  # s: p95 of a class's first runs on a freshly started server

@@ -47,6 +47,7 @@ import time
 import urllib.request
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import IO, Any
 
@@ -55,6 +56,7 @@ import sqlalchemy as sa
 from streamlit.proto.Element_pb2 import Element
 
 from bench import stream
+from bench.measure import percentile, together, wait_until
 from bench.pg import PG_URL, pg_schema, raw_rows, with_search_path
 from bench.serve import ROOT, free_port, wait_healthy
 from ui.kit.text import load
@@ -894,11 +896,7 @@ def play_class(
         except Exception as error:  # a failure is counted, never hidden
             result.failures.append(f"join: {error!r}")
 
-    joining = [threading.Thread(target=join, args=(phone,)) for phone in everyone]
-    for thread in joining:
-        thread.start()
-    for thread in joining:
-        thread.join(timeout=600)
+    together([partial(join, phone) for phone in everyone], timeout=600)
     result.joined = sum(1 for phone in everyone if phone.name)
     stop = threading.Event()
     pauses = {n: [rng.uniform(0, window) for _ in everyone] for n in range(1, 4)}
@@ -920,9 +918,11 @@ def play_class(
         for number, question in enumerate(QUESTIONS_ASKED[: result.questions], 1):
             for projector in projectors:
                 projector.ask(number, question)
-            _wait(lambda n=number: all(n in p.sent or not p.name for p in everyone), window + 60)
-            _wait(lambda n=number: all(n in p.acked for p in everyone if n in p.sent), 30)
-            _wait(lambda: all(pr.counted() >= result.phones for pr in projectors), 30)
+            wait_until(
+                lambda n=number: all(n in p.sent or not p.name for p in everyone), window + 60, 0.1
+            )
+            wait_until(lambda n=number: all(n in p.acked for p in everyone if n in p.sent), 30, 0.1)
+            wait_until(lambda: all(pr.counted() >= result.phones for pr in projectors), 30, 0.1)
             for projector, phones in rooms:
                 asked = projector.asked_at[number]
                 result.answer += answer_latencies(phones, projector, number)
@@ -953,15 +953,6 @@ def play_class(
     unavailable = tuple(lead("cl_unavailable", lang).strip() for lang in LANGS)
     result.unavailable = sum(1 for tab in tabs for text in tab.warned if text in unavailable)
     return {projector.code: phones for projector, phones in rooms}
-
-
-def _wait(condition: Callable[[], bool], seconds: float) -> bool:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.1)
-    return True
 
 
 def measure_class(
@@ -1014,19 +1005,14 @@ def _asked(db_url: str) -> set[str]:
     return {str(q) for (q,) in raw_rows(db_url, "SELECT question_id FROM asked")}
 
 
-def _p(values: list[float], share: float) -> float:
-    ordered = sorted(values)
-    return ordered[int(share * (len(ordered) - 1))] if ordered else float("nan")
-
-
 def report(result: ClassResult) -> None:
     """Print one run's numbers, with the goals met or not."""
     total = result.rooms * result.phones * result.questions
     print(
         f"\n{result.replicas} replica(s): {result.rooms} rooms × {result.phones} phones, "
         f"{result.questions} questions; joined {result.joined} (open + Join p50 "
-        f"{_p(result.join, 0.5):.2f} s, p95 {_p(result.join, 0.95):.2f} s); websockets per "
-        f"replica {result.served}; asked {', '.join(result.asked)}"
+        f"{percentile(result.join, 0.5):.2f} s, p95 {percentile(result.join, 0.95):.2f} s); "
+        f"websockets per replica {result.served}; asked {', '.join(result.asked)}"
     )
     print(
         f"answers lost: {len(result.lost)} acknowledged answers missing; the database holds "
@@ -1037,7 +1023,7 @@ def report(result: ClassResult) -> None:
         ("teacher's Ask → the phone shows it", result.question, GOALS["question"]),
         ("tap → the phone's own 'received'", result.received, None),
     ):
-        p50, p95 = _p(values, 0.5), _p(values, 0.95)
+        p50, p95 = percentile(values, 0.5), percentile(values, 0.95)
         verdict = "" if goal is None else f" (goal p95 ≤ {goal:.0f} s: "
         verdict += "" if goal is None else ("met)" if p95 <= goal else "NOT MET)")
         print(f"{name}: p50 {p50:.2f} s, p95 {p95:.2f} s over {len(values)}{verdict}")

@@ -226,21 +226,11 @@ def heaviest_time(page: str) -> tuple[float, float, float, int]:
     """Script seconds of one page at its heaviest URL: a setting never computed before, or with
     every shared cache emptied (cold), and a plain rerun (warm), each the median of three, of
     the longest script run; the figures' kB; the script runs of a cold ``at.run()``."""
-    from streamlit.testing.v1 import AppTest
-
+    from bench.apptest import open_link
     from ui.kit.cache import clear_all
 
     query, key, cold_values = HEAVIEST[page]
-    at = AppTest.from_file(APP, default_timeout=300)
-    for name, value in query.items():
-        at.query_params[name] = value
-    at.run()  # the lab first, as AppTest always starts there
-    if page != "lab":
-        for name in list(at.query_params):
-            del at.query_params[name]
-        for name, value in query.items():
-            at.query_params[name] = value
-        at.switch_page(f"ui/{page}/page.py").run()
+    at = open_link(page, query, timeout=300)
     cold, runs = [], 0
     for value in cold_values or [None] * 3:
         if key is None:

@@ -19,13 +19,14 @@ take turns on one core); the 1-replica class pins its replica to core 0 alone, t
 replica of the 2-replica class has. nginx, PostgreSQL and the driver are left to the scheduler
 in both runs.
 
-The phones are this module's ``Tab``: one thread per tab, each rerun sent and read to its end,
-the fragments' timers kept as the browser keeps them, the affinity cookie fetched as a browser
-gets it (by loading the page). It costs the driver about 0.3 ms of CPU per poll (200 idle
-phones: 0.8 CPU-s for 2,767 polls in 20 s). bench/classroom.py's emulation was tried first:
-it carries no cookie (nginx then routes each websocket by a fresh key), its functions changed
-during this work, and in its one full run here one of the three questions never showed on any
-phone within its 60 s wait (not investigated).
+The phones are this module's ``Tab`` (a ``bench.stream.Tab``): one thread per tab, each rerun
+sent and read to its end, the fragments' timers kept as the browser keeps them, the affinity
+cookie fetched as a browser gets it (by loading the page). It costs the driver about 0.3 ms of
+CPU per poll (200 idle phones: 0.8 CPU-s for 2,767 polls in 20 s). bench/classroom.py's
+emulation (now ``bench.stream.LiveTab``) was tried first: it carries no cookie (nginx then
+routes each websocket by a fresh key), its functions changed during this work, and in its one
+full run here one of the three questions never showed on any phone within its 60 s wait (not
+investigated).
 """
 
 import argparse

@@ -1,5 +1,5 @@
-"""Lesson screens in real Chromium: the projector shows the lab's and /steps' matrices at least as large
-as a laptop does, with the raw scores' numbers, all on the first screen with the lab's row
+"""Lesson screens in real Chromium: the projector shows the lab's and /steps' matrices at least as
+large as a laptop does, with the raw scores' numbers, all on the first screen with the lab's row
 numbers and d's label; a phone prints the articles' 9 × 9 weights and selects a row in one tap."""
 
 import math

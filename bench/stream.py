@@ -138,7 +138,7 @@ class Tab:
     def receive(self, frame: bytes | str) -> ForwardMsg:
         """Parse one message from the server and keep what the browser keeps of it."""
         message = ForwardMsg()
-        message.ParseFromString(frame)  # type: ignore[arg-type]
+        message.ParseFromString(frame)
         kind = message.WhichOneof("type")
         if kind == "new_session" and not message.metadata.run.fragment_ids:
             self.full_run()

@@ -117,20 +117,19 @@ def served_reruns(quick: bool) -> dict[str, float]:
     with ExitStack() as stack:
         sessions = {}
         for name, (app, key) in changes.items():
-            session = Session(stack.enter_context(streamlit_server(app))[0])
-            socket = session.connect()
-            stack.callback(socket.close)
-            session.run(socket, LINK, {})
-            sessions[name] = (session, socket, key)
+            session = Session(stack.enter_context(streamlit_server(app))[0]).connect()
+            stack.callback(session.close)
+            session.run(LINK, {})
+            sessions[name] = (session, key)
         for batch in range(batches):
-            for session, socket, key in sessions.values():
+            for session, key in sessions.values():
                 for i in range(runs):
                     value = f"{SENTENCES[i % 5]}{batch}{i}" if key == "text" else batch * runs + i
-                    session.run(socket, LINK, {key: value})
-    for name, (session, _, _) in sessions.items():  # a failed or empty run is not a rerun
+                    session.run(LINK, {key: value})
+    for name, (session, _) in sessions.items():  # a failed or empty run is not a rerun
         assert not session.failures, (name, session.failures)
         assert min(session.received) > 4_000, (name, min(session.received))  # a heatmap's
-    return {name: statistics.median(s.latencies[1:]) for name, (s, _, _) in sessions.items()}
+    return {name: statistics.median(s.latencies[1:]) for name, (s, _) in sessions.items()}
 
 
 def pages(quick: bool) -> None:
@@ -227,21 +226,11 @@ def heaviest_time(page: str) -> tuple[float, float, float, int]:
     """Script seconds of one page at its heaviest URL: a setting never computed before, or with
     every shared cache emptied (cold), and a plain rerun (warm), each the median of three, of
     the longest script run; the figures' kB; the script runs of a cold ``at.run()``."""
-    from streamlit.testing.v1 import AppTest
-
+    from bench.apptest import open_link
     from ui.kit.cache import clear_all
 
     query, key, cold_values = HEAVIEST[page]
-    at = AppTest.from_file(APP, default_timeout=300)
-    for name, value in query.items():
-        at.query_params[name] = value
-    at.run()  # the lab first, as AppTest always starts there
-    if page != "lab":
-        for name in list(at.query_params):
-            del at.query_params[name]
-        for name, value in query.items():
-            at.query_params[name] = value
-        at.switch_page(f"ui/{page}/page.py").run()
+    at = open_link(page, query, timeout=300)
     cold, runs = [], 0
     for value in cold_values or [None] * 3:
         if key is None:

@@ -40,16 +40,15 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 import psutil
-import websocket
-from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.Element_pb2 import Element
-from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
-from bench.load import percentile, rss_mb
+from bench.measure import PeakRss, cpu_seconds, percentile, rss_mb, together, wait_until
 from bench.serve import streamlit_server
+from bench.stream import Clock, LiveTab
 from classroom import QUESTIONS
 from classroom.safety import digest
 
@@ -59,230 +58,9 @@ PHONE_AGENT = (  # "Mobi": the app sizes the page for a phone without waiting fo
     "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) "
     "Chrome/131.0.0.0 Mobile Safari/537.36"
 )
-STATUS = ForwardMsg.ScriptFinishedStatus
 COUNT = re.compile(r"(?:Answered|已作答)\s*(\d+)\s*(?:of|/)\s*(\d+)")
 SESSION_TTL = 10  # s: a closed tab's session is dropped this long after (Streamlit's default: 120)
 GOALS = {"answer": 2.0, "question": 3.0}  # s, p95
-
-
-@dataclass
-class Tab:
-    """One browser tab on the class page, reduced to its websocket: it reads every message in a
-    thread of its own, remembers widgets and the URL's query, and keeps the fragments' timers."""
-
-    base: str
-    name: str
-    agent: str | None = None
-    on_element: Callable[["Tab", Element, str, float], None] | None = None
-    page: str = PAGE  # the URL path it opens
-    query: str = ""
-    page_hash: str = ""
-    widget_ids: dict[str, str] = field(default_factory=dict)
-    fragments: dict[str, str] = field(default_factory=dict)  # widget key → its fragment's id
-    timers: dict[str, list[float]] = field(default_factory=dict)  # fragment → [interval, due]
-    failures: list[str] = field(default_factory=list)
-    full_runs: int = 0  # full runs finished
-    fragment_runs: int = 0  # fragment runs finished (the polls served)
-    polls_sent: int = 0
-    received_bytes: int = 0
-    closing: bool = False
-
-    def __post_init__(self) -> None:
-        self._send_lock = threading.Lock()
-        self._runs = threading.Condition()
-        url = self.base.replace("http", "ws") + "/_stcore/stream"
-        header = [f"User-Agent: {self.agent}"] if self.agent else None
-        self.ws = websocket.create_connection(
-            url, subprotocols=["streamlit"], timeout=120, header=header
-        )
-        self._reader = threading.Thread(target=self._read, daemon=True, name=self.name)
-        self._reader.start()
-
-    # --- sending --------------------------------------------------------------------------------
-
-    def send(
-        self, widgets: dict[str, object] | None = None, fragment: str = "", auto: bool = False
-    ) -> None:
-        """A rerun request as the browser's ``sendRerunBackMsg`` builds it: the URL's query, the
-        page (by name on a first visit, then by its hash), the widgets' values, a fragment."""
-        message = BackMsg()
-        rerun = message.rerun_script
-        rerun.query_string = self.query
-        rerun.page_script_hash = self.page_hash
-        rerun.page_name = "" if self.page_hash else self.page
-        rerun.fragment_id = fragment
-        rerun.is_auto_rerun = auto
-        for key, value in (widgets or {}).items():
-            state = rerun.widget_states.widgets.add()
-            state.id = self.widget_ids[key]
-            if value is True:
-                state.trigger_value = True
-            elif isinstance(value, str):
-                state.string_value = value
-            else:
-                state.double_value = float(value)  # type: ignore[arg-type]
-        with self._send_lock:
-            self.ws.send_binary(message.SerializeToString())
-
-    def click(self, key: str, **others: object) -> None:
-        """A click on the button ``key`` (its trigger), with ``others``' values; the fragment
-        of the button when it lives in one, as the browser does."""
-        self.send({**others, key: True}, fragment=self.fragments.get(key, ""))
-
-    def run(self, widgets: dict[str, object] | None = None, timeout: float = 120) -> None:
-        """Send a full rerun and wait until a full run has finished after it."""
-        before = self.full_runs
-        self.send(widgets)
-        self.wait_full_run(before, timeout)
-
-    def wait_full_run(self, before: int, timeout: float = 120) -> None:
-        """Wait until more than ``before`` full runs have finished."""
-        with self._runs:
-            if not self._runs.wait_for(lambda: self.full_runs > before, timeout):
-                raise TimeoutError(f"{self.name}: no full run finished within {timeout} s")
-
-    def run_fragment(self, fragment: str, timeout: float = 60) -> None:
-        """One rerun of ``fragment`` as its timer sends it; wait until it has finished."""
-        with self._runs:
-            before = self.fragment_runs
-        self.send(fragment=fragment, auto=True)
-        with self._runs:
-            if not self._runs.wait_for(lambda: self.fragment_runs > before, timeout):
-                raise TimeoutError(f"{self.name}: fragment run not finished in {timeout} s")
-
-    def poll_due(self, now: float) -> None:
-        """Send the rerun of every fragment whose timer is due (the browser's setInterval)."""
-        for fragment, timer in list(self.timers.items()):
-            interval, due = timer
-            if now >= due:
-                timer[1] = due + interval if due + interval > now else now + interval
-                try:
-                    self.send(fragment=fragment, auto=True)
-                    self.polls_sent += 1
-                except Exception as error:  # a failure is counted, never hidden
-                    if not self.closing:
-                        self.failures.append(f"poll: {error!r}")
-
-    def close(self) -> None:
-        self.closing = True
-        self.timers.clear()
-        self.ws.close()
-
-    # --- reading --------------------------------------------------------------------------------
-
-    def _read(self) -> None:
-        while True:
-            try:
-                frame = self.ws.recv()
-            except Exception as error:
-                if not self.closing:
-                    self.failures.append(f"websocket: {error!r}")
-                return
-            if not frame:
-                return
-            self.received_bytes += len(frame)
-            message = ForwardMsg()
-            message.ParseFromString(frame)
-            self._handle(message, time.time())
-
-    def _handle(self, message: ForwardMsg, now: float) -> None:
-        kind = message.WhichOneof("type")
-        if kind == "navigation":  # the page this run showed: the browser's currentPageScriptHash
-            self.page_hash = message.navigation.page_script_hash
-        elif kind == "new_session":
-            if not message.metadata.run.fragment_ids:  # a full run: the browser's cleanup
-                self.timers.clear()
-        elif kind == "page_info_changed":
-            self.query = message.page_info_changed.query_string
-        elif kind == "auto_rerun":
-            fragment, interval = message.auto_rerun.fragment_id, message.auto_rerun.interval
-            if fragment and self.timers.get(fragment, [None])[0] != interval:
-                self.timers[fragment] = [interval, time.monotonic() + interval]
-        elif kind == "stop_auto_rerun":
-            for fragment in message.stop_auto_rerun.fragment_ids:
-                self.timers.pop(fragment, None)
-        elif kind == "delta" and message.delta.WhichOneof("type") == "new_element":
-            self._note(message.delta.new_element, message.delta.fragment_id, now)
-        elif kind == "script_finished":
-            self._finished(message.script_finished)
-
-    def _note(self, element: Element, fragment: str, now: float) -> None:
-        kind = element.WhichOneof("type") or ""
-        widget_id = getattr(getattr(element, kind, None), "id", "")
-        if widget_id and "-" in widget_id:
-            key = widget_id.rsplit("-", 1)[-1]
-            self.widget_ids[key] = widget_id
-            self.fragments[key] = fragment
-        if kind == "exception":
-            self.failures.append(f"exception: {element.exception.message}")
-        if self.on_element is not None:
-            self.on_element(self, element, fragment, now)
-
-    def _finished(self, status: int) -> None:
-        if status == STATUS.FINISHED_EARLY_FOR_RERUN:
-            return
-        with self._runs:
-            if status == STATUS.FINISHED_FRAGMENT_RUN_SUCCESSFULLY:
-                self.fragment_runs += 1
-            else:
-                self.full_runs += 1
-            self._runs.notify_all()
-
-
-class Clock:
-    """One thread that keeps every tab's fragment timers, as each browser's setInterval would."""
-
-    def __init__(self, tabs: list[Tab]) -> None:
-        self.tabs = tabs
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._tick, daemon=True, name="timers")
-
-    def _tick(self) -> None:
-        while not self._stop.wait(0.01):
-            now = time.monotonic()
-            for tab in list(self.tabs):
-                try:
-                    tab.poll_due(now)
-                except Exception as error:  # a failure is counted, never hidden
-                    tab.failures.append(f"timers: {error!r}")
-
-    def __enter__(self) -> "Clock":
-        self._thread.start()
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        self._stop.set()
-        self._thread.join()
-
-
-class Sampler:
-    """The server's resident memory every 0.2 s while in a ``with`` block: its peak."""
-
-    def __init__(self, pid: int) -> None:
-        self.pid = pid
-        self.peak = 0.0
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._poll, daemon=True, name="rss")
-
-    def _poll(self) -> None:
-        while not self._stop.wait(0.2):
-            self.peak = max(self.peak, rss_mb(self.pid))
-
-    def __enter__(self) -> "Sampler":
-        self.peak = rss_mb(self.pid)
-        self._thread.start()
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        self._stop.set()
-        self._thread.join()
-
-
-def cpu_seconds(pid: int) -> float:
-    """User and system CPU seconds of the server (and any children) so far."""
-    process = psutil.Process(pid)
-    times = [p.cpu_times() for p in [process, *process.children(recursive=True)]]
-    return sum(t.user + t.system for t in times)
 
 
 @dataclass
@@ -294,7 +72,7 @@ class Teacher:
     questions: list[str] = field(default_factory=list)  # the select box's labels, in order
     counts: list[tuple[float, int, int]] = field(default_factory=list)  # (time, answered, of)
 
-    def on_element(self, _tab: Tab, element: Element, _fragment: str, now: float) -> None:
+    def on_element(self, _tab: LiveTab, element: Element, _fragment: str, now: float) -> None:
         kind = element.WhichOneof("type")
         if kind == "code" and "room=" in element.code.code_text:
             text = element.code.code_text
@@ -321,7 +99,7 @@ class Phone:
     received_at: float | None = None  # the phone's "received and saved"
     token: str = ""
 
-    def on_element(self, _tab: Tab, element: Element, _fragment: str, now: float) -> None:
+    def on_element(self, _tab: LiveTab, element: Element, _fragment: str, now: float) -> None:
         kind = element.WhichOneof("type")
         if kind == "button" and "-classroom_pick_" in element.button.id:
             key = element.button.id.rsplit("-", 1)[-1]
@@ -338,10 +116,10 @@ class Phone:
             self.received_at = now
 
 
-def open_teacher(base: str, teacher: Teacher) -> Tab:
+def open_teacher(base: str, teacher: Teacher) -> LiveTab:
     """The teacher's tab: /classroom?lang=en, then Start; the page shows the join link and, in
     the teacher-link popover, the link with the key."""
-    tab = Tab(base, "teacher", on_element=teacher.on_element)
+    tab = LiveTab(base, "teacher", PAGE, on_element=teacher.on_element)
     tab.query = "lang=en"
     tab.run()
     before = tab.full_runs
@@ -353,11 +131,11 @@ def open_teacher(base: str, teacher: Teacher) -> Tab:
 
 
 def join_phone(
-    base: str, code: str, phone: Phone, number: int, at: float, clock: "Clock | None" = None
-) -> Tab:
+    base: str, code: str, phone: Phone, number: int, at: float, clock: Clock | None = None
+) -> LiveTab:
     """A phone opens the join link at the time ``at`` (time.monotonic) and taps Join; its
     timers are kept by ``clock`` from the start."""
-    tab = Tab(base, f"phone{number}", agent=PHONE_AGENT, on_element=phone.on_element)
+    tab = LiveTab(base, f"phone{number}", PAGE, PHONE_AGENT, phone.on_element)
     if clock is not None:
         clock.tabs.append(tab)
     tab.query = f"room={code}&lang=en"
@@ -374,14 +152,14 @@ def join_phone(
 
 
 def join_all(
-    base: str, code: str, phones: list[Phone], spread: float, seed: int, clock: "Clock | None"
-) -> tuple[list[Tab], list[float], list[str]]:
+    base: str, code: str, phones: list[Phone], spread: float, seed: int, clock: Clock | None
+) -> tuple[list[LiveTab], list[float], list[str]]:
     """Every phone joins, each in a thread, at a random moment within ``spread`` s (0: all at
     the same instant); returns the tabs, the seconds each took to open and join, the failures."""
     rng = random.Random(seed + 1)
     start = time.monotonic() + 2.0  # every websocket open by then
     moments = [start + rng.uniform(0, spread) for _ in phones]
-    tabs: list[Tab | None] = [None] * len(phones)
+    tabs: list[LiveTab | None] = [None] * len(phones)
     took: list[float] = []
     failures: list[str] = []
 
@@ -392,15 +170,11 @@ def join_all(
         except Exception as error:  # a failure is counted, never hidden
             failures.append(f"phone{i} join: {error!r}")
 
-    threads = [threading.Thread(target=one, args=(i,)) for i in range(len(phones))]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=300)
+    together([partial(one, i) for i in range(len(phones))], timeout=300)
     return [tab for tab in tabs if tab is not None], took, failures
 
 
-def ask(teacher_tab: Tab, teacher: Teacher, phones: list[Phone]) -> float:
+def ask(teacher_tab: LiveTab, teacher: Teacher, phones: list[Phone]) -> float:
     """The teacher picks QUESTION in the select box (by its label, as the browser sends it) and
     clicks Ask; returns the click's time."""
     label = teacher.questions[list(QUESTIONS).index(QUESTION)]
@@ -411,7 +185,7 @@ def ask(teacher_tab: Tab, teacher: Teacher, phones: list[Phone]) -> float:
     return asked
 
 
-def answer_all(tabs: list[Tab], phones: list[Phone], window: float, seed: int) -> list[str]:
+def answer_all(tabs: list[LiveTab], phones: list[Phone], window: float, seed: int) -> list[str]:
     """Each phone, once it shows the question, taps a random pick after a random pause within
     ``window`` s; returns the failures."""
     rng = random.Random(seed)
@@ -435,11 +209,7 @@ def answer_all(tabs: list[Tab], phones: list[Phone], window: float, seed: int) -
         except Exception as error:  # a failure is counted, never hidden
             failures.append(f"{tab.name} answer: {error!r}")
 
-    threads = [threading.Thread(target=one, args=(i,)) for i in range(len(phones))]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=300)
+    together([partial(one, i) for i in range(len(phones))], timeout=300)
     return failures
 
 
@@ -473,13 +243,15 @@ def count_latencies(phones: list[Phone], teacher: Teacher, stored: dict[str, flo
     return latencies
 
 
-def wait_until(condition: Callable[[], bool], timeout: float) -> bool:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.05)
-    return True
+@dataclass
+class Memory:
+    """The server's resident memory in MB: before the class, at its peak, after End, and once
+    the tabs have closed and their sessions are dropped."""
+
+    before: float = 0.0
+    peak: float = 0.0
+    ended: float = 0.0
+    after: float = 0.0
 
 
 @dataclass
@@ -505,10 +277,7 @@ class Result:
     burst_cpu: float = float("nan")
     lockstep: int = 0
     question_seconds: float = 0.0
-    rss_before: float = 0.0
-    rss_peak: float = 0.0
-    rss_ended: float = 0.0
-    rss_after: float = 0.0
+    rss: Memory = field(default_factory=Memory)
     ended: bool = False
     failures: list[str] = field(default_factory=list)
 
@@ -530,22 +299,22 @@ def play(
     ttl = ("--server.disconnectedSessionTTL", str(SESSION_TTL))
     results = []
     with streamlit_server("streamlit_app.py", *ttl, *options) as (base, pid):
-        warm = Tab(base, "warm-up")
+        warm = LiveTab(base, "warm-up", PAGE)
         warm.query = "lang=en"
         warm.run()  # imports, as after the first visitor
         warm.close()
         time.sleep(SESSION_TTL + 5)
         before = rss_mb(pid)
         for number in range(classes):
-            result = Result(phones, rss_before=before)
+            result = Result(phones, rss=Memory(before))
             idle = cpu_seconds(pid)
             time.sleep(5)
             result.idle_cpu_per_s = (cpu_seconds(pid) - idle) / 5
-            with Sampler(pid) as memory:
+            with PeakRss(pid, every=0.2) as memory:
                 _lesson(base, pid, result, database, (wait, window, spread), seed + number)
-                result.rss_peak = memory.peak
+                result.rss.peak = memory.peak
             time.sleep(SESSION_TTL + 5)
-            result.rss_after = before = rss_mb(pid)
+            result.rss.after = before = rss_mb(pid)
             results.append(result)
     return results
 
@@ -585,8 +354,8 @@ def _question(
     pid: int,
     result: Result,
     teacher: Teacher,
-    teacher_tab: Tab,
-    tabs: list[Tab],
+    teacher_tab: LiveTab,
+    tabs: list[LiveTab],
     phones: list[Phone],
     database: Path,
     wait: float,
@@ -637,15 +406,18 @@ def _burst(pid: int, result: Result, phones: list[Phone], cpu: float, began: flo
     result.burst_cpu = cpu_seconds(pid) - cpu
 
 
-def lockstep(tabs: list[Tab], within: float = 0.05) -> int:
+def lockstep(tabs: list[LiveTab], within: float = 0.05) -> int:
     """The most phones whose poll timers fire within ``within`` s of each other: the server's
     slow moments hand many phones their timers at once, and then they poll together."""
     phases = sorted(
-        due % interval for tab in tabs for interval, due in list(tab.timers.values())[:1]
+        due % tab.timers[fragment]
+        for tab in tabs
+        for fragment, due in list(tab.due.items())[:1]
+        if fragment in tab.timers
     )
     if not phases:
         return 0
-    interval = next(iter(tabs[0].timers.values()))[0]
+    interval = next(iter(tabs[0].timers.values()))
     wrapped = phases + [phase + interval for phase in phases]
     return max(
         sum(1 for other in wrapped[i : i + len(phases)] if other - phase <= within)
@@ -653,7 +425,7 @@ def lockstep(tabs: list[Tab], within: float = 0.05) -> int:
     )
 
 
-def _end(teacher_tab: Tab, result: Result, pid: int) -> None:
+def _end(teacher_tab: LiveTab, result: Result, pid: int) -> None:
     """The teacher ends the class (End, in its popover); the phones then learn it at a poll."""
     try:
         before = teacher_tab.full_runs
@@ -663,7 +435,7 @@ def _end(teacher_tab: Tab, result: Result, pid: int) -> None:
     except Exception as error:  # a failure is counted, never hidden
         result.failures.append(f"end: {error!r}")
     time.sleep(5)  # every phone has polled and seen the class gone
-    result.rss_ended = rss_mb(pid)
+    result.rss.ended = rss_mb(pid)
 
 
 def report(result: Result) -> None:
@@ -703,9 +475,9 @@ def report(result: Result) -> None:
     print(f"the question (Ask → all counted): {result.question_seconds:.1f} s, server CPU "
           f"{result.question_cpu:.1f} s")  # fmt: skip
     ended = "after End" if result.ended else "End NOT clicked"
-    print(f"server RSS: before {result.rss_before:.0f} MB, peak {result.rss_peak:.0f} MB, "
-          f"{ended} {result.rss_ended:.0f} MB, after the tabs closed and "
-          f"{SESSION_TTL + 5} s {result.rss_after:.0f} MB")  # fmt: skip
+    print(f"server RSS: before {result.rss.before:.0f} MB, peak {result.rss.peak:.0f} MB, "
+          f"{ended} {result.rss.ended:.0f} MB, after the tabs closed and "
+          f"{SESSION_TTL + 5} s {result.rss.after:.0f} MB")  # fmt: skip
     print(f"failures: {len(result.failures)}")
     for failure in sorted(set(result.failures))[:10]:
         print(f"    {failure[:200]}")
@@ -769,7 +541,7 @@ def costs(runs: int, options: tuple[str, ...] = ()) -> None:
     bare = folder / "bare.py"
     bare.write_text(BARE_APP)
     with streamlit_server(str(bare), *options) as (base, pid):
-        empty = Tab(base, "bare", page="")
+        empty = LiveTab(base, "bare")
         empty.run()
         (fragment,) = empty.timers
         rows.append(

@@ -23,17 +23,16 @@ import threading
 import time
 from collections.abc import Callable
 from contextlib import ExitStack
-from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from urllib.parse import urlencode
 
-import psutil
-import websocket
-from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.Element_pb2 import Element
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
+from bench.measure import PeakRss, percentile, rss_mb, together
 from bench.serve import ROOT, streamlit_server
+from bench.stream import Tab
 from ui.kit.pages import PAGES, PATHS
 
 SENTENCES = [
@@ -44,114 +43,53 @@ SENTENCES = [
     "你好世界",
 ]
 DS = [64, 96, 768, 1536, 6144]
-EARLY = ForwardMsg.ScriptFinishedStatus.FINISHED_EARLY_FOR_RERUN
 LINK = "text=%E6%88%91%E5%96%9C%E6%AC%A2%E4%BA%BA%E5%B7%A5%E6%99%BA%E8%83%BD&d=64&lang=zh"
 
 
-@dataclass
-class Session:
-    """One student's browser tab, reduced to its websocket."""
+class Session(Tab):
+    """One student's browser tab: each run's seconds and bytes, the charts of the last run."""
 
-    base: str
-    latencies: list[float] = field(default_factory=list)
-    received: list[int] = field(default_factory=list)  # bytes the server sent, per run
-    failures: list[str] = field(default_factory=list)
-    widget_ids: dict[str, str] = field(default_factory=dict)
-    fragments: dict[str, str] = field(default_factory=dict)  # widget key → its fragment's id
-    page_hash: str = ""
-    page: str = ""  # the URL path the tab opened ("" for the default page)
-    charts: list[str] = field(default_factory=list)  # keys of the charts of the last run
+    def __init__(self, base: str, page: str = "") -> None:
+        super().__init__(base, page=page, timeout=60)
+        self.latencies: list[float] = []
+        self.received: list[int] = []  # bytes the server sent, per run
+        self.charts: list[str] = []  # keys of the charts of the last run
 
-    def connect(self) -> websocket.WebSocket:
-        url = self.base.replace("http", "ws") + "/_stcore/stream"
-        return websocket.create_connection(url, subprotocols=["streamlit"], timeout=60)
+    def key_of(self, element_id: str) -> str:
+        # the lab's widgets are keyed lab_<field>; the yardstick's by the field alone
+        return super().key_of(element_id).removeprefix("lab_")
 
-    def request(self, query: str, widgets: dict[str, object], page: str | None = None) -> bytes:
-        """A rerun request: this tab's page (or another, by its URL path) and widget values."""
-        message = BackMsg()
-        message.rerun_script.query_string = query
-        message.rerun_script.page_script_hash = self.page_hash if page is None else ""
-        message.rerun_script.page_name = self.page if page is None else page
-        # As a browser does: a change to widgets of one fragment reruns that fragment alone.
-        (fragment, *others) = {self.fragments.get(key, "") for key in widgets} or {""}
-        message.rerun_script.fragment_id = "" if others else fragment
-        for key, value in widgets.items():
-            state = message.rerun_script.widget_states.widgets.add()
-            state.id = self.widget_ids[key]
-            if isinstance(value, str):
-                state.string_value = value
-            else:
-                state.double_value = float(value)
-        return message.SerializeToString()
-
-    def run(self, ws: websocket.WebSocket, query: str, widgets: dict[str, object]) -> None:
-        """Send one rerun and read until the script has finished; record time and bytes."""
+    def run(self, query: str, widgets: dict[str, object]) -> None:
+        """Send one rerun with the link's ``query`` and read until the script has finished;
+        record time and bytes."""
         start = time.perf_counter()
-        ws.send_binary(self.request(query, widgets))
-        self.read_until_finished(ws)
+        self.send(widgets, self.fragment_of(widgets), query=query)
+        self.received.append(self.read_run())
         self.latencies.append(time.perf_counter() - start)
 
-    def read_until_finished(self, ws: websocket.WebSocket) -> None:
-        """Read the server's messages until a script run ends without asking for another (a
-        page that reruns itself while it works ends its runs early)."""
-        size = 0
-        while True:
-            frame = ws.recv()
-            size += len(frame)
-            reply = self._receive(frame)
-            if reply.WhichOneof("type") == "script_finished" and reply.script_finished != EARLY:
-                break
-        self.received.append(size)
-
-    def drain(self, ws: websocket.WebSocket, quiet: float = 2.0) -> None:
-        """Read until the server has sent nothing for ``quiet`` seconds (after a burst)."""
-        ws.settimeout(quiet)
-        try:
-            while True:
-                self._receive(ws.recv())
-        except websocket.WebSocketTimeoutException:
-            pass
-        finally:
-            ws.settimeout(60)
-
-    def _receive(self, frame: bytes) -> ForwardMsg:
-        """Parse one message from the server; note a new run, widgets, charts, exceptions."""
-        reply = ForwardMsg()
-        reply.ParseFromString(frame)
-        kind = reply.WhichOneof("type")
-        if kind == "new_session":
-            self.page_hash = reply.new_session.page_script_hash
+    def receive(self, frame: bytes | str) -> ForwardMsg:
+        message = super().receive(frame)
+        if message.WhichOneof("type") == "new_session":
             self.charts = []
-        elif kind == "delta" and reply.delta.WhichOneof("type") == "new_element":
-            self._note(reply.delta.new_element, reply.delta.fragment_id)
-        return reply
+        return message
 
-    def _note(self, element: Element, fragment_id: str) -> None:
-        """Remember a widget's id and fragment, a chart's key, an exception's message."""
-        kind = element.WhichOneof("type") or ""
-        widget_id = getattr(getattr(element, kind, None), "id", "")
-        if widget_id and "-" in widget_id:
-            # the lab's widgets are keyed lab_<field>; the yardstick's by the field alone
-            key = widget_id.rsplit("-", 1)[-1].removeprefix("lab_")
-            self.widget_ids.setdefault(key, widget_id)
-            self.fragments[key] = fragment_id
-        if kind == "exception":
-            self.failures.append(element.exception.message)
-        if kind == "plotly_chart":
+    def note(self, element: Element, fragment: str, path: tuple[int, ...]) -> None:
+        super().note(element, fragment, path)
+        if element.WhichOneof("type") == "plotly_chart":
             self.charts.append(element.plotly_chart.id.rsplit("-", 1)[-1])
 
     def lesson(self, changes: int, start: threading.Barrier) -> None:
         """Open the shared link together with the class, then change the sentence and d."""
         try:
-            ws = self.connect()
+            self.connect()
             start.wait()
-            self.run(ws, LINK, {})
+            self.run(LINK, {})
             for i in range(changes):
                 if i % 2 == 0 or "d" not in self.widget_ids:
-                    self.run(ws, LINK, {"text": SENTENCES[i % len(SENTENCES)]})
+                    self.run(LINK, {"text": SENTENCES[i % len(SENTENCES)]})
                 else:
-                    self.run(ws, LINK, {"d": DS[i % len(DS)]})
-            ws.close()
+                    self.run(LINK, {"d": DS[i % len(DS)]})
+            self.close()
         except Exception as error:  # a failure is counted, never hidden
             self.failures.append(repr(error))
 
@@ -166,17 +104,17 @@ def heaviest_link(seed: int) -> str:
 def worst_lesson(session: Session, seed: int, changes: int, start: threading.Barrier) -> None:
     """Open the heaviest link, then change the seed and the sentence, all at the heaviest."""
     try:
-        ws = session.connect()
+        session.connect()
         start.wait()
         link = heaviest_link(seed)
-        session.run(ws, link, {})
+        session.run(link, {})
         for i in range(changes):
             if i % 2 == 0:
-                session.run(ws, link, {"seed": seed + 1000 * (i + 1)})
+                session.run(link, {"seed": seed + 1000 * (i + 1)})
             else:
                 text = "".join(chr(0x5000 + 11 * j + seed % 89 + i) for j in range(40))
-                session.run(ws, link, {"text": text})
-        ws.close()
+                session.run(link, {"text": text})
+        session.close()
     except Exception as error:  # a failure is counted, never hidden
         session.failures.append(repr(error))
 
@@ -187,47 +125,15 @@ def wave(
     """All sessions at once; returns them and the wall time."""
     start = threading.Barrier(sessions)
     students = [Session(base) for _ in range(sessions)]
-    threads = [
-        threading.Thread(target=worst_lesson, args=(s, 7919 * (i + 1), changes, start))
+    lessons = [
+        partial(worst_lesson, s, 7919 * (i + 1), changes, start)
         if worst
-        else threading.Thread(target=s.lesson, args=(changes, start))
+        else partial(s.lesson, changes, start)
         for i, s in enumerate(students)
     ]
     began = time.perf_counter()
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=600)
+    together(lessons, timeout=600)
     return students, time.perf_counter() - began
-
-
-def rss_mb(pid: int) -> float:
-    """Resident memory of the server process and its children, in MB."""
-    process = psutil.Process(pid)
-    return sum(p.memory_info().rss for p in [process, *process.children(recursive=True)]) / 1e6
-
-
-class PeakRss:
-    """Polls the server's resident memory every 50 ms while in a ``with`` block."""
-
-    def __init__(self, pid: int) -> None:
-        self.pid = pid
-        self.peak = 0.0
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._poll, daemon=True)
-
-    def _poll(self) -> None:
-        while not self._stop.wait(0.05):
-            self.peak = max(self.peak, rss_mb(self.pid))
-
-    def __enter__(self) -> "PeakRss":
-        self.peak = rss_mb(self.pid)
-        self._thread.start()
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        self._stop.set()
-        self._thread.join()
 
 
 def measure_worst(sessions: int, changes: int, waves: int = 1) -> list[dict[str, float]]:
@@ -288,10 +194,10 @@ def print_worst(sessions: int, changes: int, waves: int) -> None:
 def first_visit(session: Session, query: str, start: threading.Barrier) -> None:
     """A student opening the teacher's link: one first run, at the same instant as the class."""
     try:
-        ws = session.connect()
+        session.connect()
         start.wait()
-        session.run(ws, query, {})
-        ws.close()
+        session.run(query, {})
+        session.close()
     except Exception as error:  # a failure is counted, never hidden
         session.failures.append(repr(error))
 
@@ -303,13 +209,7 @@ def classroom(
     in a thread of its own, all released at once."""
     start = threading.Barrier(sessions)
     students = [Session(base, page=_url_path(PATHS[i % len(PATHS)])) for i in range(sessions)]
-    threads = [
-        threading.Thread(target=visit, args=(s, argument(i), start)) for i, s in enumerate(students)
-    ]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=600)
+    together([partial(visit, s, argument(i), start) for i, s in enumerate(students)], 600)
     return students
 
 
@@ -328,16 +228,16 @@ def impatient_visit(session: Session, seed: int, start: threading.Barrier) -> No
     calm run of the page; the calm run must show that page's main chart."""
     rng = random.Random(seed)
     try:
-        ws = session.connect()
+        session.connect()
         start.wait()
-        session.run(ws, "lang=zh", {})
+        session.run("lang=zh", {})
         for _ in range(5):
-            ws.send_binary(session.request("lang=zh", {}, page=_url_path(rng.choice(PATHS))))
+            session.send(page=_url_path(rng.choice(PATHS)), query="lang=zh")
             time.sleep(rng.uniform(0, 0.06))
-        session.drain(ws, quiet=5.0)  # /scaling and /train rerun themselves for a while
+        session.drain(quiet=5.0)  # /scaling and /train rerun themselves for a while
         session.page_hash = ""  # the calm run names its page, as a click on its link does
-        session.run(ws, "lang=en", {})
-        ws.close()
+        session.run("lang=en", {})
+        session.close()
     except Exception as error:  # a failure is counted, never hidden
         session.failures.append(repr(error))
         return
@@ -349,12 +249,6 @@ def impatient_visit(session: Session, seed: int, start: threading.Barrier) -> No
 def impatient_class(base: str, sessions: int) -> list[Session]:
     """``sessions`` impatient students at once, every page in turn."""
     return classroom(base, sessions, impatient_visit, lambda i: 101 * i)
-
-
-def percentile(values: list[float], share: float) -> float:
-    """The value below which ``share`` of ``values`` lie (nearest rank); NaN when empty."""
-    ordered = sorted(values)
-    return ordered[int(share * (len(ordered) - 1))] if ordered else float("nan")
 
 
 COLD_TARGET = 3.0  # s: p95 of a class's first runs on a freshly started server

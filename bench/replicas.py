@@ -19,13 +19,14 @@ take turns on one core); the 1-replica class pins its replica to core 0 alone, t
 replica of the 2-replica class has. nginx, PostgreSQL and the driver are left to the scheduler
 in both runs.
 
-The phones are this module's ``Tab``: one thread per tab, each rerun sent and read to its end,
-the fragments' timers kept as the browser keeps them, the affinity cookie fetched as a browser
-gets it (by loading the page). It costs the driver about 0.3 ms of CPU per poll (200 idle
-phones: 0.8 CPU-s for 2,767 polls in 20 s). bench/classroom.py's emulation was tried first:
-it carries no cookie (nginx then routes each websocket by a fresh key), its functions changed
-during this work, and in its one full run here one of the three questions never showed on any
-phone within its 60 s wait (not investigated).
+The phones are this module's ``Tab`` (a ``bench.stream.Tab``): one thread per tab, each rerun
+sent and read to its end, the fragments' timers kept as the browser keeps them, the affinity
+cookie fetched as a browser gets it (by loading the page). It costs the driver about 0.3 ms of
+CPU per poll (200 idle phones: 0.8 CPU-s for 2,767 polls in 20 s). bench/classroom.py's
+emulation (now ``bench.stream.LiveTab``) was tried first: it carries no cookie (nginx then
+routes each websocket by a fresh key), its functions changed during this work, and in its one
+full run here one of the three questions never showed on any phone within its 60 s wait (not
+investigated).
 """
 
 import argparse
@@ -45,19 +46,19 @@ import tempfile
 import threading
 import time
 import urllib.request
-import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import IO, Any
 
 import psutil
 import sqlalchemy as sa
-import websocket
-from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.Element_pb2 import Element
-from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
+from bench import stream
+from bench.measure import percentile, together, wait_until
+from bench.pg import PG_URL, pg_schema, raw_rows, with_search_path
 from bench.serve import ROOT, free_port, wait_healthy
 from ui.kit.text import load
 
@@ -65,10 +66,6 @@ DEPLOY = ROOT / "deploy"
 NGINX_CONF = DEPLOY / "nginx.conf"
 COMPOSE = DEPLOY / "compose.yaml"
 COOKIE = "lab_affinity"  # the affinity cookie nginx sets (deploy/nginx.conf)
-PG_URL = os.environ.get(
-    "CLASSROOM_TEST_PG_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
-)
-EARLY = ForwardMsg.ScriptFinishedStatus.FINISHED_EARLY_FOR_RERUN
 PAGE = "classroom"
 
 # --- nginx: the deploy/ file, rendered -------------------------------------------------------
@@ -394,29 +391,22 @@ def _shown(element: Element, fragment: str) -> Shown | None:
     return None
 
 
-class Tab:
+class Tab(stream.Tab):
     """One browser tab on the class page, through nginx: its affinity cookie (fetched the way a
-    browser gets it, by loading the page), its websocket, the URL's query string as the server
-    keeps it, what the last runs drew, and its fragments' timers (``st.fragment(run_every=…)``),
-    which ``tick`` runs when due, as the browser does."""
+    browser gets it, by loading the page), what the last runs drew, every warning they drew, and
+    each run's seconds. Its fragments' timers (``st.fragment(run_every=…)``) run when ``tick``
+    finds them due, as the browser runs them."""
 
     def __init__(
         self, base: str, query: str, cookie: str | None = None, timeout: float = 30
     ) -> None:
-        self.base = base
-        self.query = query
+        super().__init__(base, query, PAGE, timeout)
         self.cookie = cookie
-        self.timeout = timeout
-        self.ws: websocket.WebSocket | None = None
-        self.page_hash = ""
         self.drawn: dict[tuple[int, ...], Shown] = {}
-        self.widgets: dict[str, str] = {}  # widget key → widget id
-        self.options: dict[str, list[str]] = {}  # a select box's key → its options' labels
-        self.timers: dict[str, float] = {}  # fragment id → interval, s
-        self.due: dict[str, float] = {}  # fragment id → when it runs next (monotonic)
-        self.failures: list[str] = []
         self.warned: list[str] = []  # every warning any run drew
         self.runs: list[float] = []  # seconds per run, fragments' included
+        self._full = False  # the run being read is a full one: what it does not draw is gone
+        self._seen: set[tuple[int, ...]] = set()  # the places it drew
 
     # connecting and running
 
@@ -424,93 +414,38 @@ class Tab:
         """Load the page (which gives the cookie on a first visit), connect, run the script."""
         if self.cookie is None:
             _, self.cookie = get(f"{self.base}/{PAGE}?{self.query}")
-        url = self.base.replace("http", "ws", 1) + "/_stcore/stream"
-        self.ws = websocket.create_connection(
-            url, subprotocols=["streamlit"], cookie=f"{COOKIE}={self.cookie}",
-            timeout=self.timeout,
-        )  # fmt: skip
+        self.connect(cookie=f"{COOKIE}={self.cookie}")
         self.run()
         return self
-
-    def close(self) -> None:
-        if self.ws is not None:
-            with contextlib.suppress(Exception):
-                self.ws.close()
-            self.ws = None
 
     def run(self, widgets: dict[str, Any] | None = None, fragment: str = "") -> float:
         """One rerun (of ``fragment`` alone, if given) with ``widgets`` (key → value; True
         taps a button), read until it has finished; returns its seconds."""
-        assert self.ws is not None, "open() first"
-        message = BackMsg()
-        rerun = message.rerun_script
-        rerun.query_string = self.query
-        rerun.page_script_hash = self.page_hash
-        rerun.page_name = PAGE
-        rerun.fragment_id = fragment
-        rerun.is_auto_rerun = bool(fragment) and not widgets
-        for key, value in (widgets or {}).items():
-            state = rerun.widget_states.widgets.add()
-            state.id = self.widgets[key]
-            if value is True:
-                state.trigger_value = True
-            elif isinstance(value, str):
-                state.string_value = value
-            else:
-                state.double_value = float(value)
         start = time.monotonic()
-        self.ws.send_binary(message.SerializeToString())
-        self._read(fragment)
+        self._full, self._seen = not fragment, set()
+        self.send(widgets, fragment, auto=bool(fragment) and not widgets)
+        self.read_run(self.timeout)
+        if self._full:  # elements not drawn again are gone, as the browser clears them
+            self.drawn = {path: s for path, s in self.drawn.items() if path in self._seen}
         seconds = time.monotonic() - start
         self.runs.append(seconds)
         return seconds
 
-    def _read(self, fragment: str) -> None:
-        """Read until a run ends without asking for another; keep what it drew."""
-        assert self.ws is not None
-        seen: set[tuple[int, ...]] = set()
-        full = not fragment
-        deadline = time.monotonic() + self.timeout
-        while True:
-            self.ws.settimeout(max(0.1, deadline - time.monotonic()))
-            reply = ForwardMsg()
-            reply.ParseFromString(self.ws.recv())
-            kind = reply.WhichOneof("type")
-            if kind == "new_session":
-                if not reply.metadata.run.fragment_ids:  # a full run: the browser drops timers
-                    full, seen = True, set()
-                    self.timers.clear()
-            elif kind == "navigation":  # the page this run drew (not the entry script)
-                self.page_hash = reply.navigation.page_script_hash
-            elif kind == "page_info_changed":
-                self.query = reply.page_info_changed.query_string
-            elif kind == "auto_rerun":
-                interval = reply.auto_rerun.interval
-                self.timers[reply.auto_rerun.fragment_id] = interval
-                self.due.setdefault(reply.auto_rerun.fragment_id, time.monotonic() + interval)
-            elif kind == "delta" and reply.delta.WhichOneof("type") == "new_element":
-                path = tuple(reply.metadata.delta_path)
-                shown = _shown(reply.delta.new_element, reply.delta.fragment_id)
-                seen.add(path)
-                if shown is None:
-                    self.drawn.pop(path, None)
-                    continue
-                self.drawn[path] = shown
-                if shown.key:
-                    element = reply.delta.new_element
-                    self.widgets[shown.key] = _widget_id(element)
-                    if element.WhichOneof("type") == "selectbox":
-                        self.options[shown.key] = list(element.selectbox.options)
-                if shown.kind == "exception":
-                    self.failures.append(shown.text)
-                elif shown.kind == "warning":
-                    self.warned.append(shown.text)
-            elif kind == "script_finished" and reply.script_finished != EARLY:
-                break
-        if full:  # elements not drawn again are gone, as the browser clears them
-            self.drawn = {path: s for path, s in self.drawn.items() if path in seen}
-        for gone in set(self.due) - set(self.timers):
-            del self.due[gone]
+    def full_run(self) -> None:
+        super().full_run()
+        self._full, self._seen = True, set()
+
+    def note(self, element: Element, fragment: str, path: tuple[int, ...]) -> None:
+        """Keep what a person reads at ``path``, and every warning."""
+        super().note(element, fragment, path)
+        shown = _shown(element, fragment)
+        self._seen.add(path)
+        if shown is None:
+            self.drawn.pop(path, None)
+        else:
+            self.drawn[path] = shown
+            if shown.kind == "warning":
+                self.warned.append(shown.text)
 
     def tick(self) -> bool:
         """Run every fragment whose timer is due (as the browser does); whether one ran."""
@@ -562,11 +497,6 @@ def wait_for(tab: Tab, done: Callable[[], bool], seconds: float) -> bool:
         time.sleep(min(0.05, tab.next_due()))
         tab.tick()
     return True
-
-
-def _widget_id(element: Element) -> str:
-    kind = element.WhichOneof("type") or ""
-    return str(getattr(getattr(element, kind), "id", ""))
 
 
 # --- the class, as the page says it ------------------------------------------------------------
@@ -675,17 +605,12 @@ class Phone:
 
 def answers_in_db(db_url: str) -> dict[tuple[str, str, int], str]:
     """(room code, nickname, question number) → the answer the database holds."""
-    engine = sa.create_engine(db_url, poolclass=sa.NullPool)
-    query = sa.text(
+    query = (
         "SELECT r.code, s.nickname, q.number, a.value FROM answers a "
         "JOIN students s ON s.id = a.student_id JOIN asked q ON q.id = a.asked_id "
         "JOIN rooms r ON r.id = q.room_id"
     )
-    try:
-        with engine.connect() as conn:
-            return {(c, n, int(k)): str(v) for c, n, k, v in conn.execute(query)}
-    finally:
-        engine.dispose()
+    return {(str(c), str(n), int(str(k))): str(v) for c, n, k, v in raw_rows(db_url, query)}
 
 
 def lost_answers(phones: dict[str, list[Phone]], db_url: str) -> list[str]:
@@ -702,30 +627,6 @@ def lost_answers(phones: dict[str, list[Phone]], db_url: str) -> list[str]:
                 if value is None or (value != acked and value not in later):
                     lost.append(f"{code}/{phone.name} q{number}: acked {acked!r}, db {value!r}")
     return lost
-
-
-# --- PostgreSQL: a throwaway schema -------------------------------------------------------------
-
-
-def with_search_path(url: str, schema: str) -> str:
-    """``url`` whose connections see ``schema`` first (``?options=-csearch_path%3D<schema>``)."""
-    changed = sa.make_url(url).update_query_dict({"options": f"-csearch_path={schema}"})
-    return changed.render_as_string(hide_password=False)
-
-
-@contextlib.contextmanager
-def pg_schema(url: str = PG_URL, prefix: str = "replicas") -> Iterator[str]:
-    """A new, empty schema, dropped with everything in it afterwards: nothing else is touched."""
-    name = f"{prefix}_{uuid.uuid4().hex[:10]}"
-    engine = sa.create_engine(url, poolclass=sa.NullPool)
-    with engine.begin() as conn:
-        conn.execute(sa.text(f'CREATE SCHEMA "{name}"'))
-    try:
-        yield name
-    finally:
-        with engine.begin() as conn:
-            conn.execute(sa.text(f'DROP SCHEMA "{name}" CASCADE'))
-        engine.dispose()
 
 
 # --- the bench: a school's classes on several replicas ------------------------------------------
@@ -996,11 +897,7 @@ def play_class(
         except Exception as error:  # a failure is counted, never hidden
             result.failures.append(f"join: {error!r}")
 
-    joining = [threading.Thread(target=join, args=(phone,)) for phone in everyone]
-    for thread in joining:
-        thread.start()
-    for thread in joining:
-        thread.join(timeout=600)
+    together([partial(join, phone) for phone in everyone], timeout=600)
     result.joined = sum(1 for phone in everyone if phone.name)
     stop = threading.Event()
     pauses = {n: [rng.uniform(0, window) for _ in everyone] for n in range(1, 4)}
@@ -1022,9 +919,11 @@ def play_class(
         for number, question in enumerate(QUESTIONS_ASKED[: result.questions], 1):
             for projector in projectors:
                 projector.ask(number, question)
-            _wait(lambda n=number: all(n in p.sent or not p.name for p in everyone), window + 60)
-            _wait(lambda n=number: all(n in p.acked for p in everyone if n in p.sent), 30)
-            _wait(lambda: all(pr.counted() >= result.phones for pr in projectors), 30)
+            wait_until(
+                lambda n=number: all(n in p.sent or not p.name for p in everyone), window + 60, 0.1
+            )
+            wait_until(lambda n=number: all(n in p.acked for p in everyone if n in p.sent), 30, 0.1)
+            wait_until(lambda: all(pr.counted() >= result.phones for pr in projectors), 30, 0.1)
             for projector, phones in rooms:
                 asked = projector.asked_at[number]
                 result.answer += answer_latencies(phones, projector, number)
@@ -1055,15 +954,6 @@ def play_class(
     unavailable = tuple(lead("cl_unavailable", lang).strip() for lang in LANGS)
     result.unavailable = sum(1 for tab in tabs for text in tab.warned if text in unavailable)
     return {projector.code: phones for projector, phones in rooms}
-
-
-def _wait(condition: Callable[[], bool], seconds: float) -> bool:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.1)
-    return True
 
 
 def measure_class(
@@ -1113,17 +1003,7 @@ def measure_class(
 
 def _asked(db_url: str) -> set[str]:
     """The question ids asked in the schema (the teacher's picker chose what was meant)."""
-    engine = sa.create_engine(db_url, poolclass=sa.NullPool)
-    try:
-        with engine.connect() as conn:
-            return {str(q) for (q,) in conn.execute(sa.text("SELECT question_id FROM asked"))}
-    finally:
-        engine.dispose()
-
-
-def _p(values: list[float], share: float) -> float:
-    ordered = sorted(values)
-    return ordered[int(share * (len(ordered) - 1))] if ordered else float("nan")
+    return {str(q) for (q,) in raw_rows(db_url, "SELECT question_id FROM asked")}
 
 
 def report(result: ClassResult) -> None:
@@ -1132,8 +1012,8 @@ def report(result: ClassResult) -> None:
     print(
         f"\n{result.replicas} replica(s): {result.rooms} rooms × {result.phones} phones, "
         f"{result.questions} questions; joined {result.joined} (open + Join p50 "
-        f"{_p(result.join, 0.5):.2f} s, p95 {_p(result.join, 0.95):.2f} s); websockets per "
-        f"replica {result.served}; asked {', '.join(result.asked)}"
+        f"{percentile(result.join, 0.5):.2f} s, p95 {percentile(result.join, 0.95):.2f} s); "
+        f"websockets per replica {result.served}; asked {', '.join(result.asked)}"
     )
     print(
         f"answers lost: {len(result.lost)} acknowledged answers missing; the database holds "
@@ -1144,7 +1024,7 @@ def report(result: ClassResult) -> None:
         ("teacher's Ask → the phone shows it", result.question, GOALS["question"]),
         ("tap → the phone's own 'received'", result.received, None),
     ):
-        p50, p95 = _p(values, 0.5), _p(values, 0.95)
+        p50, p95 = percentile(values, 0.5), percentile(values, 0.95)
         verdict = "" if goal is None else f" (goal p95 ≤ {goal:.0f} s: "
         verdict += "" if goal is None else ("met)" if p95 <= goal else "NOT MET)")
         print(f"{name}: p50 {p50:.2f} s, p95 {p95:.2f} s over {len(values)}{verdict}")

@@ -1,19 +1,13 @@
-"""Helpers for the class mode's tests: a movable clock, PostgreSQL schemas, a version-1 database
-built by hand, and a TCP proxy that can take the database away and bring it back."""
+"""Helpers for the class mode's tests: a movable clock and a version-1 database built by hand.
+PostgreSQL's throwaway schemas are bench/pg.py's; the proxy that takes the database away is
+bench/proxy.py's."""
 
-import contextlib
 import os
-import select
-import socket
-import threading
-import uuid
-from collections.abc import Iterator
 
 import sqlalchemy as sa
 
-PG_URL = os.environ.get(
-    "CLASSROOM_TEST_PG_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
-)
+from bench.pg import raw_execute
+
 PG_MISSING = "POSTGRESQL NOT RUNNING: store tests ran on SQLite only"
 START = 1_800_000_000.0  # 2027-01-15T08:00:00Z: any fixed instant
 
@@ -39,49 +33,6 @@ class FakeClock:
 def postgres_required() -> bool:
     """CI (any non-empty value) or REQUIRE_POSTGRES=1: a missing server fails the tests."""
     return bool(os.environ.get("CI")) or os.environ.get("REQUIRE_POSTGRES") == "1"
-
-
-def postgres_answers(url: str = PG_URL) -> str | None:
-    """None when the server answers, else why not."""
-    engine = sa.create_engine(url, connect_args={"connect_timeout": 2}, poolclass=sa.NullPool)
-    try:
-        with engine.connect() as conn:
-            conn.execute(sa.text("SELECT 1"))
-        return None
-    except sa.exc.SQLAlchemyError as error:
-        return str(error).splitlines()[0]
-    finally:
-        engine.dispose()
-
-
-def with_search_path(url: str, schema: str) -> str:
-    """``url`` whose connections see ``schema`` first (libpq's options=-csearch_path=…)."""
-    changed = sa.make_url(url).update_query_dict({"options": f"-csearch_path={schema}"})
-    return changed.render_as_string(hide_password=False)
-
-
-def proxied(url: str) -> tuple["Proxy", str]:
-    """A started Proxy to the server of ``url``, and ``url`` going through it."""
-    parsed = sa.make_url(url)
-    proxy = Proxy(parsed.host or "127.0.0.1", parsed.port or 5432)
-    proxy.start()
-    through = parsed.set(host="127.0.0.1", port=proxy.port)
-    return proxy, through.render_as_string(hide_password=False)
-
-
-@contextlib.contextmanager
-def pg_schema(url: str = PG_URL, prefix: str = "classroom_test") -> Iterator[str]:
-    """A new, empty schema in the test database, dropped with everything in it afterwards."""
-    name = f"{prefix}_{uuid.uuid4().hex[:10]}"
-    engine = sa.create_engine(url, poolclass=sa.NullPool)
-    with engine.begin() as conn:
-        conn.execute(sa.text(f'CREATE SCHEMA "{name}"'))
-    try:
-        yield name
-    finally:
-        with engine.begin() as conn:
-            conn.execute(sa.text(f'DROP SCHEMA "{name}" CASCADE'))
-        engine.dispose()
 
 
 # The tables exactly as version 1 shipped them, written out by hand: the history an upgrade
@@ -116,99 +67,6 @@ V1_DDL = (
 
 def build_v1(url: str) -> None:
     """Create the version-1 tables at ``url`` by hand."""
-    engine = sa.create_engine(url, poolclass=sa.NullPool)
-    serial = "SERIAL" if engine.dialect.name == "postgresql" else "INTEGER NOT NULL"
-    with engine.begin() as conn:
-        for statement in V1_DDL:
-            conn.execute(sa.text(statement.format(serial=serial)))
-    engine.dispose()
-
-
-def raw_rows(url: str, query: str, **params: object) -> list[tuple[object, ...]]:
-    """Rows of a plain SQL query, read behind the store's back."""
-    engine = sa.create_engine(url, poolclass=sa.NullPool)
-    with engine.connect() as conn:
-        rows = [tuple(row) for row in conn.execute(sa.text(query), params)]
-    engine.dispose()
-    return rows
-
-
-def raw_execute(url: str, *statements: str, **params: object) -> None:
-    """Run plain SQL statements in one transaction, behind the store's back."""
-    engine = sa.create_engine(url, poolclass=sa.NullPool)
-    with engine.begin() as conn:
-        for statement in statements:
-            conn.execute(sa.text(statement), params)
-    engine.dispose()
-
-
-class Proxy:
-    """A TCP proxy on 127.0.0.1 to a database server, which a test can stop ("the database is
-    gone": connections reset, new ones refused), hang (new connections accepted, never
-    answered), mute (open connections read, never answered) and start again on the same
-    port."""
-
-    def __init__(self, host: str = "127.0.0.1", port: int = 5432) -> None:
-        self.target = (host, port)
-        self.port = 0
-        self.hanging = False
-        self.muted = False  # open connections stop answering: no reset, no refusal
-        self._listener: socket.socket | None = None
-        self._sockets: list[socket.socket] = []
-        self._lock = threading.Lock()
-
-    def start(self) -> None:
-        """Listen (again) and forward every connection."""
-        listener = socket.socket()
-        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        listener.bind(("127.0.0.1", self.port))
-        listener.listen(32)
-        self.port = listener.getsockname()[1]
-        self._listener = listener
-        threading.Thread(target=self._accept, args=(listener,), daemon=True).start()
-
-    def stop(self) -> None:
-        """Close the listener and every open connection."""
-        if self._listener is not None:
-            with contextlib.suppress(OSError):  # wakes the thread blocked in accept()
-                self._listener.shutdown(socket.SHUT_RDWR)
-            self._listener.close()
-            self._listener = None
-        with self._lock:
-            for sock in self._sockets:
-                with contextlib.suppress(OSError):
-                    sock.shutdown(socket.SHUT_RDWR)
-                sock.close()
-            self._sockets.clear()
-
-    def _accept(self, listener: socket.socket) -> None:
-        while True:
-            try:
-                client, _ = listener.accept()
-            except OSError:
-                return
-            with self._lock:
-                self._sockets.append(client)
-            if self.hanging:
-                continue  # accepted, never answered
-            server = socket.create_connection(self.target)
-            with self._lock:
-                self._sockets.append(server)
-            threading.Thread(target=self._pump, args=(client, server), daemon=True).start()
-
-    def _pump(self, client: socket.socket, server: socket.socket) -> None:
-        pair = {client: server, server: client}
-        try:
-            while True:
-                ready, _, _ = select.select(list(pair), [], [], 1.0)
-                for sock in ready:
-                    data = sock.recv(65536)
-                    if not data:
-                        return
-                    if not self.muted:  # muted: read, never passed on
-                        pair[sock].sendall(data)
-        except (OSError, ValueError):
-            return
-        finally:
-            for sock in pair:
-                sock.close()
+    postgres = sa.make_url(url).get_backend_name() == "postgresql"
+    serial = "SERIAL" if postgres else "INTEGER NOT NULL"
+    raw_execute(url, *(statement.format(serial=serial) for statement in V1_DDL))

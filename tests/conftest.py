@@ -85,20 +85,9 @@ def draw_waits(monkeypatch):
 
 def open_app(page="lab", **query):
     """Run the app as if opened from a link to ``page`` with ``query``; fail on any exception."""
-    from streamlit.testing.v1 import AppTest
+    from bench.apptest import open_link
 
-    at = AppTest.from_file(APP, default_timeout=60)
-    for key, value in query.items():
-        at.query_params[key] = value
-    at.run()
-    if page != "lab":
-        # AppTest always starts on the default page, which rewrites the URL; a browser opening
-        # /page?query runs that page first, so put the link's query back before switching.
-        for key in list(at.query_params):
-            del at.query_params[key]
-        for key, value in query.items():
-            at.query_params[key] = value
-        at.switch_page(f"ui/{page}/page.py").run()
+    at = open_link(page, query, timeout=60)
     assert not at.exception, [e.value for e in at.exception]
     return at
 

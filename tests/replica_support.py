@@ -5,8 +5,8 @@ port (``bench.replicas.render_nginx_conf`` changes only the two lines the file m
 "rendered"), as ``nginx -e stderr -p <tmp>/ -c <tmp>/nginx.conf -g 'daemon off;'``: its pid file,
 temp folders and logs are in the tmp folder, so it needs no root. Behind it, two
 ``streamlit run streamlit_app.py`` replicas (as bench/serve.py starts them, with
-CLASSROOM_DB_URL), which reach the machine's PostgreSQL through ``DbProxy``, a TCP proxy a test
-can cut ("the database went away") and restore. Each run gets a throwaway schema
+CLASSROOM_DB_URL), which reach the machine's PostgreSQL through ``bench.proxy.Proxy``, a TCP
+proxy a test can cut ("the database went away") and restore. Each run gets a throwaway schema
 (``?options=-csearch_path%3D<name>``), dropped afterwards: no other table is touched.
 """
 
@@ -14,11 +14,7 @@ import contextlib
 import json
 import os
 import re
-import select
 import shutil
-import socket
-import struct
-import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -26,10 +22,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import sqlalchemy as sa
-from classroom_support import postgres_answers, postgres_required
+from classroom_support import postgres_required
 
-from bench.replicas import PG_URL, Topology, pg_schema, with_search_path
+from bench.pg import PG_URL, pg_schema, postgres_answers, with_search_path
+from bench.proxy import Proxy, proxied
+from bench.replicas import Topology
 from classroom import Store
 
 NGINX_MISSING = (
@@ -58,96 +55,6 @@ def require_topology() -> None:
         pytest.skip(message)
 
 
-class DbProxy:
-    """A TCP proxy on 127.0.0.1 in front of PostgreSQL, run by threads of the test process.
-
-    ``cut()``: the database is gone, as when its server or its network fails: every open
-    connection is reset, and every new one is accepted and reset at once (psycopg fails fast,
-    the way a refused connection does). ``restore()``: connections go through again, on the same
-    port, so the replicas find the database again without a restart.
-    """
-
-    def __init__(self, host: str, port: int) -> None:
-        self.target = (host, port)
-        self.listener = socket.create_server(("127.0.0.1", 0))
-        self.port = self.listener.getsockname()[1]
-        self.open = True
-        self.refused = 0  # connections reset while cut
-        self._pairs: list[tuple[socket.socket, socket.socket]] = []
-        self._lock = threading.Lock()
-        self._closed = False
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    def url(self, url: str) -> str:
-        """``url`` going through this proxy."""
-        through = sa.make_url(url).set(host="127.0.0.1", port=self.port)
-        return through.render_as_string(hide_password=False)
-
-    def cut(self) -> None:
-        with self._lock:
-            self.open = False
-            pairs, self._pairs = self._pairs, []
-        for pair in pairs:
-            for sock in pair:
-                _reset(sock)
-
-    def restore(self) -> None:
-        self.open = True
-
-    def close(self) -> None:
-        self._closed = True
-        self.cut()
-        with contextlib.suppress(OSError):
-            self.listener.shutdown(socket.SHUT_RDWR)
-        self.listener.close()
-
-    def _accept(self) -> None:
-        while not self._closed:
-            try:
-                client, _ = self.listener.accept()
-            except OSError:
-                return
-            if not self.open:
-                self.refused += 1
-                _reset(client)
-                continue
-            try:
-                server = socket.create_connection(self.target, timeout=2)
-            except OSError:
-                _reset(client)
-                continue
-            with self._lock:
-                self._pairs.append((client, server))
-            threading.Thread(target=self._pump, args=(client, server), daemon=True).start()
-
-    def _pump(self, client: socket.socket, server: socket.socket) -> None:
-        other = {client: server, server: client}
-        try:
-            while True:
-                ready, _, _ = select.select(list(other), [], [], 1.0)
-                for sock in ready:
-                    data = sock.recv(65536)
-                    if not data:
-                        return
-                    other[sock].sendall(data)
-        except (OSError, ValueError):
-            return
-        finally:
-            with self._lock:
-                if (client, server) in self._pairs:
-                    self._pairs.remove((client, server))
-            for sock in (client, server):
-                _reset(sock)
-
-
-def _reset(sock: socket.socket) -> None:
-    """Close with a TCP reset (SO_LINGER 0): the other side learns at once that it is gone."""
-    with contextlib.suppress(OSError):
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-    with contextlib.suppress(OSError):
-        sock.close()
-
-
 @dataclass
 class Cluster:
     """The running topology: nginx and the replicas, the proxy to the database, the database's
@@ -155,7 +62,7 @@ class Cluster:
     go through when a test drives no teacher window."""
 
     topology: Topology
-    proxy: DbProxy
+    proxy: Proxy
     db_url: str
     store: Store
 
@@ -171,24 +78,14 @@ def cluster(replicas: int = 2) -> Iterator[Cluster]:
     require_topology()
     with pg_schema(PG_URL, prefix="replicas_test") as schema:
         direct = with_search_path(PG_URL, schema)
-        proxy = DbProxy(sa.make_url(PG_URL).host or "127.0.0.1", sa.make_url(PG_URL).port or 5432)
+        proxy, through = proxied(direct)
         store = Store(direct)
         try:
-            with Topology(proxy.url(direct), replicas) as topology:
+            with Topology(through, replicas) as topology:
                 yield Cluster(topology, proxy, direct, store)
         finally:
             store.dispose()
-            proxy.close()
-
-
-def count_rows(url: str, query: str, **params: object) -> int:
-    """One number from the database, read behind the store's back."""
-    engine = sa.create_engine(url, poolclass=sa.NullPool)
-    try:
-        with engine.connect() as conn:
-            return int(conn.execute(sa.text(query), params).scalar_one())
-    finally:
-        engine.dispose()
+            proxy.stop()
 
 
 # --- deploy/compose.yaml, read without PyYAML (not among the requirements) --------------------

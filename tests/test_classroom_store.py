@@ -21,20 +21,15 @@ import pytest
 import sqlalchemy as sa
 from classroom_support import (
     PG_MISSING,
-    PG_URL,
     START,
     FakeClock,
     build_v1,
-    pg_schema,
-    postgres_answers,
     postgres_required,
-    proxied,
-    raw_execute,
-    raw_rows,
-    with_search_path,
 )
 
 import classroom
+from bench.pg import PG_URL, pg_schema, postgres_answers, raw_execute, raw_rows, with_search_path
+from bench.proxy import proxied
 from classroom import QUESTIONS, Store, Unavailable, default_url
 from classroom import store as store_module
 

@@ -15,8 +15,9 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 import replica_support
 from conftest import ROOT
-from replica_support import count_rows, join_class, read_compose, start_class, windows_on
+from replica_support import join_class, read_compose, start_class, windows_on
 
+from bench.pg import count_rows
 from bench.replicas import (
     COMPOSE,
     NGINX_CONF,

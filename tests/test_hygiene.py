@@ -298,7 +298,7 @@ def test_the_quick_tier_leaves_out_what_is_marked_slow(tier, chosen):
     try:
         result = subprocess.run(
             [sys.executable, "-m", "pytest", str(scratch), "-m", tier, "--collect-only", "-q",
-             "-p", "no:cacheprovider"],
+             "-n", "0", "-p", "no:cacheprovider"],
             cwd=ROOT, capture_output=True, text=True,
         )  # fmt: skip
     finally:

@@ -15,7 +15,7 @@ import threading
 
 # One BLAS thread, set before numpy loads OpenBLAS: the server shares its cores with a class (on
 # Community Cloud, a fraction of one): a second thread waiting for a busy core slowed the
-# model's forward pass (docs/performance.md).
+# model's forward pass (docs/history.md).
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 # Packages that import each other (pandas and pyarrow, narwhals, plotly's JSON), which Streamlit's

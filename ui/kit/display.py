@@ -44,7 +44,7 @@ PLOTLY_OBJECT_BYTES = 1500  # what a go.Figure keeps per dict of its properties,
 def figure_bytes(fig: go.Figure) -> int:
     """About what a ``go.Figure`` keeps: its properties, and one Plotly object for each dict."""
     # Its own property dicts, read in place: to_plotly_json copies them all first (3× the time,
-    # docs/performance.md).
+    # docs/history.md).
     properties = [fig._data, fig._layout]
     return deep_bytes(properties) + PLOTLY_OBJECT_BYTES * _dicts(properties)
 

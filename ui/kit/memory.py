@@ -8,7 +8,7 @@ training a head does not page-fault on every step. Elsewhere than glibc these ca
 Python's collector walks every tracked object when it collects the oldest generation, which a
 rerun sets off often: the modules live as long as the process, so after the run that imported
 them they are frozen and no collection walks them again. The numbers behind both are in
-docs/performance.md ("Memory and the collector").
+docs/history.md ("Memory and the collector").
 """
 
 import ctypes

@@ -96,7 +96,7 @@ WIDTH_JS = """export default function ({ data, setStateValue }) {
   return () => narrow.removeEventListener("change", report);
 }"""
 # s: a browser that has not told its width by then is sized by its User-Agent; one that does
-# tells it well before (docs/performance.md, "The first visit's wait for the width").
+# tells it well before (docs/history.md, "The first visit's wait for the width").
 WIDTH_WAIT = 1.0
 WIDTH_POLL = 0.025  # s between checks for the rerun the report brings
 

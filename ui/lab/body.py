@@ -69,7 +69,7 @@ def lab_view(lang: str) -> None:
     view, then the rest.
 
     A fragment: Enter in the box, or a new d, scaling or mask, reruns this alone, and the browser
-    re-renders only what this sends (docs/performance.md, "What the lab's speed comes from").
+    re-renders only what this sends (docs/history.md, "What the lab's speed comes from").
     """
     check_lab_heads()
     teacher_bar(state.current(LabParams), lang)

@@ -37,7 +37,7 @@ SATURATION_HEIGHT = 280
 
 
 # Seconds of computing per script run before the page reruns itself for the rest, so that a
-# first visit stays within 1 s per script run (docs/performance.md, "Long computations in slices").
+# first visit stays within 1 s per script run (docs/history.md, "Long computations in slices").
 SLICE = 0.3
 
 

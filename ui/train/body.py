@@ -31,7 +31,7 @@ ANSWER_CSS = (
     ".st-key-need_answer{gap:.25rem;padding:.6rem 1rem} .st-key-need_answer strong{margin:0}"
 )
 # Seconds of the sweep per script run before the page reruns itself for the rest, so that no
-# script run passes 1 s (docs/performance.md, "Long computations in slices").
+# script run passes 1 s (docs/history.md, "Long computations in slices").
 SLICE = 0.3
 ONE_RUN = 0.0  # advance's budget that makes one call per script run: each run is drawn at once
 PROGRESS_EVERY = 0.1  # seconds between moves of a progress bar: a short run shows none

@@ -9,7 +9,7 @@ from viz_core.train import D_K_MAX, DEFAULT_STEPS
 
 D_K_MIN = 4
 D_PRESETS = (16, 64, 256, 1024)
-# The most steps whose two runs stay within 1 s of script time at d_k = 1024 (docs/performance.md);
+# The most steps whose two runs stay within 1 s of script time at d_k = 1024 (docs/history.md);
 # wherever a run learns at all it passes 90 % well before 300 steps.
 STEPS_MIN, STEPS_MAX = 50, 400
 

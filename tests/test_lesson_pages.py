@@ -393,9 +393,10 @@ def test_scaling_bad_url_values_are_noted(query, key, used):
 
 
 def test_a_first_visit_spreads_its_work_over_script_runs_and_ends_in_the_result(monkeypatch):
-    """With one cached call per script run, a cold /scaling reruns itself once per part (each
-    d's samples, the saturation curves, the histogram's samples), keeps every part, keeps the
-    link's notes, and draws the variance an uncached computation gives, bit for bit."""
+    """With one cached call per script run, a cold /scaling reruns itself once per part of the
+    section on screen (here each d's samples of the variance experiment, nothing of the other
+    sections), keeps every part, keeps the link's notes, and draws the variance an uncached
+    computation gives, bit for bit."""
     import ui.scaling.body as body
     from viz_core import dot_product_variance
 
@@ -404,9 +405,9 @@ def test_a_first_visit_spreads_its_work_over_script_runs_and_ends_in_the_result(
     render = body.render
     monkeypatch.setattr(body, "render", lambda: runs.append(1) or render())
     at = open_app("scaling", lang="en", d="2048", distribution="x", section="variance")
-    params = body.ScalingParams(d=2048, distribution="normal")
+    params = body.ScalingParams(d=2048, distribution="normal", section="variance")
     calls = body.page_calls(params)
-    assert len(runs) == len(calls) == len(body.EXPERIMENT_DS) + 2 + len(body.PRESETS)
+    assert len(runs) == len(calls) == len(body.EXPERIMENT_DS)
     assert all(call.kept(**kwargs) for call, kwargs in calls)
     assert any("`distribution`" in text for text in notes(at))  # carried through the reruns
     expected = dot_product_variance(samples=body.SAMPLES, distribution="normal")
@@ -415,6 +416,19 @@ def test_a_first_visit_spreads_its_work_over_script_runs_and_ends_in_the_result(
     assert (decode(data[3]["y"]) == expected.var_scaled).all()
     at.run()
     assert len(runs) == len(calls) + 1  # all kept: one run
+
+
+def test_a_cold_visit_computes_only_the_section_on_screen():
+    """The histogram (the section a link opens by default) draws its samples at the presets and
+    at its d, and nothing of the variance experiment or the saturation curves: a class waking
+    the server pays for what it sees."""
+    import ui.scaling.body as body
+
+    open_app("scaling", lang="en", d="96")
+    assert all(body.dot_samples.kept(d=d, distribution="normal") for d in (*body.PRESETS, 96))
+    drawn = [(d, seed) for seed, d in enumerate(body.EXPERIMENT_DS)]
+    assert not any(body.variance_dots.kept(d=d, distribution="normal", seed=s) for d, s in drawn)
+    assert not body.saturation_curves.kept(distribution="normal")
 
 
 # --- steps lesson ---------------------------------------------------------------------------

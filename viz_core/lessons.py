@@ -117,6 +117,13 @@ def _draw(rng: np.random.Generator, shape: tuple[int, ...], distribution: str) -
     raise ValueError(f"Unknown distribution {distribution!r}: use 'normal' or 'uniform'.")
 
 
+def entry_variance(distribution: str) -> float:
+    """Var of one entry of q or k: 1 for standard normal, 1/3 for uniform on [−1, 1]."""
+    if distribution not in ("normal", "uniform"):
+        raise ValueError(f"Unknown distribution {distribution!r}: use 'normal' or 'uniform'.")
+    return 1.0 if distribution == "normal" else 1.0 / 3.0
+
+
 def _check_d(d: int) -> None:
     if not 1 <= d <= 8192:
         raise ValueError("d must be a whole number from 1 to 8192.")
@@ -193,7 +200,7 @@ def dot_product_variance(
         samples=samples,
         var_raw=var_raw,
         var_scaled=var_scaled,
-        entry_variance=1.0 if distribution == "normal" else 1.0 / 3.0,
+        entry_variance=entry_variance(distribution),
     )
     return _read_only(result)
 

@@ -20,6 +20,7 @@ from viz_core import (
     Sharpening,
     VarianceExperiment,
     dot_product_variance,
+    lessons,
     sample_dot_products,
     saturation,
     sharpening,
@@ -77,22 +78,20 @@ def sharpening_rows(distribution: str) -> Sharpening:
 
 
 def page_calls(params: ScalingParams) -> list[Call]:
-    """What the page computes, as cached calls: each d's samples for the variance experiment,
-    the saturation curves, and the histogram's samples at the presets (its fixed x range) and at
-    this d (the sharpening rows are cheap)."""
+    """What the section on screen computes, as cached calls: each d's samples for the variance
+    experiment, the saturation curves, or the histogram's samples at the presets (its fixed x
+    range) and at this d. The animation's rows are cheap; a section not opened costs nothing."""
     distribution = params.distribution
-    draws = [
-        (variance_dots, {"d": d, "distribution": distribution, "seed": seed})
-        for seed, d in enumerate(EXPERIMENT_DS)
-    ]
-    saturation_call = (saturation_curves, {"distribution": distribution})
-    histograms = [(dot_samples, {"d": d, "distribution": distribution}) for d in PRESETS]
-    return [
-        *draws,
-        saturation_call,
-        *histograms,
-        (dot_samples, {"d": params.d, "distribution": distribution}),
-    ]
+    if params.section == "variance":
+        return [
+            (variance_dots, {"d": d, "distribution": distribution, "seed": seed})
+            for seed, d in enumerate(EXPERIMENT_DS)
+        ]
+    if params.section == "saturation":
+        return [(saturation_curves, {"distribution": distribution})]
+    if params.section == "histogram":
+        return [(dot_samples, {"d": d, "distribution": distribution}) for d in (*PRESETS, params.d)]
+    return []
 
 
 def computed(params: ScalingParams, lang: str) -> None:
@@ -181,7 +180,7 @@ def variance_text(uniform: bool, lang: str) -> None:
 def histogram_section(params: ScalingParams, lang: str) -> None:
     """q·k at this d, raw and ÷√d, with the measured spread beside the theory's."""
     dots = dot_samples(params.d, params.distribution)
-    entry_variance = variance_experiment(params.distribution).entry_variance
+    entry_variance = lessons.entry_variance(params.distribution)
     sqrt_d = math.sqrt(params.d)
     theory_std = sqrt_d * entry_variance  # √(d · Var(q_i) · Var(k_i))
     numbers = {

@@ -17,7 +17,7 @@ RUN mkdir -p /app/data && chown app:app /app/data
 COPY requirements.txt .
 RUN pip install -r requirements.txt
 
-COPY --chown=app:app streamlit_app.py ./
+COPY --chown=app:app streamlit_app.py dashboard.py ./
 COPY --chown=app:app .streamlit ./.streamlit
 COPY --chown=app:app viz_core ./viz_core
 COPY --chown=app:app ui ./ui

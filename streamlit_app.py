@@ -1,39 +1,24 @@
-"""Entry point: page config, language, presenter mode, navigation. Pages live in ui/."""
+"""The server's entry: ``streamlit run streamlit_app.py`` finds ``app`` and serves the Streamlit
+script ``dashboard.py`` (kept in the project's root: ``st.Page`` paths resolve against its folder).
+
+The server imports every library and page body before it answers (``ui.boot``): a class that
+wakes it then waits for none of that, where each first run used to wait some 1.8 s for them.
+"""
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+import streamlit as st
+from starlette.concurrency import run_in_threadpool
 
 from ui import boot
 
-boot.import_all()  # before anything else: no first run may meet a half-imported module
 
-import streamlit as st  # noqa: E402
+@asynccontextmanager
+async def warm_up(_: st.App) -> AsyncIterator[None]:
+    """Import everything once at start, in a thread: the event loop stays free meanwhile."""
+    await run_in_threadpool(boot.import_all)
+    yield
 
-from ui.kit import memory, notes, screen, state, touch  # noqa: E402
-from ui.kit.pages import FAVICON  # noqa: E402
-from ui.kit.text import t  # noqa: E402
 
-memory.tune()  # before the first large allocation of a run
-notes.begin_run()
-link_notes = state.init_lang() + state.init_present()
-st.set_page_config(
-    page_title="注意力实验室 · Attention Lab",
-    page_icon=FAVICON,
-    layout="wide",
-    initial_sidebar_state="collapsed",
-)
-# Before the navigation: the top bar's "more" is relabelled from its first drawing on (and
-# Streamlit's English typing hint is drawn in the page's language).
-lang = state.lang()
-hints = t("enter_apply", lang), t("enter_submit", lang)
-st.html(screen.screen_css(state.present(), t("nav_more", lang), *hints) + touch.TAP_CSS)
-page = st.navigation(state.navigation_pages(lang), position="top")
-# After the navigation (a rerun it brings stays on this page), before any widget (one the
-# browser has not set up yet when it asks for the rerun comes back with its default).
-screen.watch_width(link_notes)
-touch.one_tap()
-state.app_switches()
-notes.show_notes(link_notes, lang)
-
-try:
-    page.run()
-finally:
-    memory.freeze_modules()  # after a run that loaded modules: no collection walks them again
-    memory.trim()  # what this run freed goes back to the system, not to an idle arena
+app = st.App("dashboard.py", lifespan=warm_up)

@@ -6,7 +6,7 @@ from streamlit.testing.v1 import AppTest
 
 from bench.serve import ROOT
 
-APP = str(ROOT / "streamlit_app.py")
+APP = str(ROOT / "dashboard.py")  # the Streamlit script AppTest opens
 
 
 def open_link(page: str, query: dict[str, Any], timeout: float) -> AppTest:

@@ -33,7 +33,7 @@ from ui.train.settings import STEPS_MAX
 from viz_core import attention, dot_product_variance, make_qkv, multi_head_attention, saturation
 from viz_core.lessons import sample_dot_products
 
-APP = str(ROOT / "streamlit_app.py")
+APP = str(ROOT / "dashboard.py")  # the Streamlit script AppTest opens
 YARDSTICK = str(ROOT / "bench" / "yardstick.py")
 
 

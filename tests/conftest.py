@@ -11,7 +11,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
-APP = str(ROOT / "streamlit_app.py")
+APP = str(ROOT / "dashboard.py")  # the Streamlit script (streamlit_app.py is the server)
 
 
 # Hostile URL values a page must survive with a note (the pages' own fuzz tests use them).

@@ -91,7 +91,7 @@ def test_after_the_warm_up_no_page_imports_a_package_that_could_race():
     """In a fresh interpreter, after ``boot.import_all``, a run of every page in both languages
     imports only Plotly's generated figure classes, which import nothing not yet loaded: no
     package that another first run could be importing at the same moment."""
-    code = WARM_THEN_RUN_EVERY_PAGE.format(root=str(ROOT), app=str(ROOT / "streamlit_app.py"))
+    code = WARM_THEN_RUN_EVERY_PAGE.format(root=str(ROOT), app=str(ROOT / "dashboard.py"))
     result = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=True
     )

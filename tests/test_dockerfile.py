@@ -36,7 +36,14 @@ def test_dockerfile_follows_the_deployment_rules():
     (command,) = instructions("CMD")
     assert "streamlit run streamlit_app.py" in command and "--server.port=$PORT" in command
     copied = " ".join(instructions("COPY"))
-    for needed in ["requirements.txt", "streamlit_app.py", ".streamlit", "viz_core", "ui"]:
+    for needed in [
+        "requirements.txt",
+        "streamlit_app.py",
+        "dashboard.py",
+        ".streamlit",
+        "viz_core",
+        "ui",
+    ]:
         assert needed in copied
     assert re.search(r"\bclassroom\b", copied)  # the class mode's store
     (data,) = [run for run in instructions("RUN") if "/app/data" in run]

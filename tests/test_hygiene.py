@@ -39,7 +39,12 @@ def test_mypy_strict_is_clean_on_the_core_the_ui_and_the_classroom():
     import tomllib
 
     config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
-    assert set(config["tool"]["mypy"]["files"]) >= {"viz_core", "ui", "streamlit_app.py"}
+    assert set(config["tool"]["mypy"]["files"]) >= {
+        "viz_core",
+        "ui",
+        "streamlit_app.py",
+        "dashboard.py",
+    }
     result = subprocess.run(
         [sys.executable, "-m", "mypy"], cwd=ROOT, capture_output=True, text=True, timeout=600
     )
@@ -144,17 +149,17 @@ def test_a_page_imports_only_the_kit_the_core_and_other_pages_settings():
 
 
 def test_the_app_entry_knows_pages_only_by_the_registry():
-    """streamlit_app.py imports the kit (and the warm-up) only, and builds its navigation from
+    """dashboard.py imports the kit (and the warm-up) only, and builds its navigation from
     ui/kit/pages.py, whose every page is a folder with page.py, body.py and its nav title."""
     from ui.kit.pages import PAGES as REGISTERED
     from ui.kit.text import STRINGS
 
-    names = imported_modules(ROOT / "streamlit_app.py")
+    names = imported_modules(ROOT / "dashboard.py")
     assert {name for name in names if name.startswith("ui.")} <= {
         name for name in names if name.startswith(("ui.kit", "ui.boot"))
     }
     assert "ui.kit.state" in names and "state.navigation_pages" in (
-        ROOT / "streamlit_app.py"
+        ROOT / "dashboard.py"
     ).read_text(encoding="utf-8")
     assert "ui.kit.pages.PAGES" in imported_modules(ROOT / "ui" / "kit" / "state.py")
     assert REGISTERED[0].path == "lab"  # the default page first
@@ -248,7 +253,8 @@ def test_adding_a_page_is_a_folder_and_one_registry_line(tmp_path):
     none of them edited, each include the new page (and the fuzz its key)."""
     import shutil
 
-    for part in ("streamlit_app.py", "ui", "viz_core", "classroom", ".streamlit", "tests", "bench"):
+    parts = ("streamlit_app.py", "dashboard.py", "ui", "viz_core", "classroom", ".streamlit")
+    for part in (*parts, "tests", "bench"):
         source = ROOT / part
         copy = shutil.copytree if source.is_dir() else shutil.copy
         copy(source, tmp_path / part)
@@ -258,7 +264,7 @@ def test_adding_a_page_is_a_folder_and_one_registry_line(tmp_path):
     registry = tmp_path / "ui" / "kit" / "pages.py"
     line = '    Page("scratch", ":material/draft:", None),\n)\nPATHS'
     registry.write_text(registry.read_text(encoding="utf-8").replace(")\nPATHS", line, 1))
-    code = RUN_SCRATCH.format(root=str(tmp_path), app=str(tmp_path / "streamlit_app.py"))
+    code = RUN_SCRATCH.format(root=str(tmp_path), app=str(tmp_path / "dashboard.py"))
     result = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, timeout=300
     )

@@ -56,7 +56,7 @@ def test_the_app_limits_arenas_and_trims_after_every_run():
     (whose collection frees what the trim then returns)."""
     from conftest import ROOT
 
-    source = (ROOT / "streamlit_app.py").read_text()
+    source = (ROOT / "dashboard.py").read_text()
     assert "memory.tune()" in source
     run, trim = source.index("st.navigation("), source.index("memory.trim()")
     assert "finally:" in source[run:trim]
@@ -99,7 +99,7 @@ APP_HEAP = """
 import gc
 from streamlit.testing.v1 import AppTest
 
-app = AppTest.from_file("streamlit_app.py", default_timeout=60)
+app = AppTest.from_file("dashboard.py", default_timeout=60)
 for _ in range(3):
     app.run()
 assert not app.exception, app.exception

@@ -14,9 +14,9 @@ from viz_core.settings import CARRIED, Settings
 
 
 def page_modules():
-    """Every Python file of a page folder (ui/<page>/), and the entry."""
+    """Every Python file of a page folder (ui/<page>/), and the Streamlit script."""
     files = [path for page in PAGES for path in sorted((ROOT / "ui" / page.path).glob("*.py"))]
-    return [*files, ROOT / "streamlit_app.py"]
+    return [*files, ROOT / "dashboard.py"]
 
 
 def test_no_page_module_touches_session_state():

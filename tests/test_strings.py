@@ -31,7 +31,7 @@ def test_every_string_exists_in_both_languages_with_the_same_fields(key):
 def test_every_key_the_code_uses_exists():
     """Each literal t("…") in the UI code names a string of the table."""
     used = set()
-    for path in [ROOT / "streamlit_app.py", *(ROOT / "ui").rglob("*.py")]:
+    for path in [ROOT / "dashboard.py", *(ROOT / "ui").rglob("*.py")]:
         used |= set(re.findall(r'\bt\(\s*"([a-z0-9_]+)"', path.read_text(encoding="utf-8")))
     assert used, "no t() calls found: the pattern is out of date"
     assert sorted(used - set(STRINGS)) == []

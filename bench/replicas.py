@@ -56,12 +56,12 @@ import psutil
 import sqlalchemy as sa
 from streamlit.proto.Element_pb2 import Element
 
+import ui.classroom  # noqa: F401 (registers the class page's sentences and the store's refusals)
 from bench import stream
 from bench.measure import percentile, together, wait_until
 from bench.pg import PG_URL, pg_schema, raw_rows, with_search_path
 from bench.serve import ROOT, free_port, wait_healthy
-from classroom.refusals import STRINGS as REFUSALS
-from ui.kit.text import load
+from ui.kit.text import STRINGS
 
 DEPLOY = ROOT / "deploy"
 NGINX_CONF = DEPLOY / "nginx.conf"
@@ -503,10 +503,6 @@ def wait_for(tab: Tab, done: Callable[[], bool], seconds: float) -> bool:
 # --- the class, as the page says it ------------------------------------------------------------
 
 LANGS = ("en", "zh")
-# The class page's own sentences and the store's refusals, as the page says them (refusal_<code>)
-STRINGS = load(ROOT / "ui" / "classroom" / "strings.toml") | {
-    f"refusal_{code}": sentences for code, sentences in REFUSALS.items()
-}
 
 
 def lead(key: str, lang: str) -> str:

@@ -113,10 +113,8 @@ class Question:
             raise Invalid("unknown_setting", names=", ".join(unknown))
         merged = {**self.defaults, **given}
         checked: dict[str, Any] = {}
-        for (
-            name,
-            spec,
-        ) in self.fields.items():  # in declaration order: a bound may read those before
+        # In declaration order: a bound may read the settings before it (the lab's last head).
+        for name, spec in self.fields.items():
             checked[name] = check_field(name, spec, merged[name], checked)
         return checked
 

@@ -491,7 +491,6 @@ class Store:
                 with self._transaction(write=True) as conn:
                     now = self._clock()
                     self._expire(conn, now)
-                    conn.execute(delete(GONE).where(GONE.c.key == code))
                     conn.execute(
                         ROOMS.insert().values(
                             code=code,

@@ -11,7 +11,10 @@ does that). A new database runs the same steps as an old one, so both paths are 
   question and answer key (the tally's GROUP BY);
 - version 3: ``gone``, the tombstones of ended and expired rooms and removed students (a room
   code or a token's hash, the reason, and until when), so that each is told apart from a
-  wrong code.
+  wrong code;
+- version 4: ``rooms.locked`` (the teacher closed the door: no more joins) and ``rooms.answers``,
+  a counter every answer bumps, so a projector or a phone hears of an answer by one number
+  without counting the answers table.
 
 Why not Alembic: two small steps in plain SQLAlchemy DDL need no migration environment, no
 ``alembic.ini`` and no revision files, and Streamlit Community Cloud installs one dependency
@@ -40,13 +43,17 @@ from sqlalchemy import (
     text,
 )
 
-LATEST = 3
+LATEST = 4
 ADVISORY_LOCK = 0x636C617373  # "class": one lock for every replica's upgrade
 HASH = 64  # characters of a SHA-256, hex
 
 
-def _rooms(metadata: MetaData) -> Table:
+def _rooms(metadata: MetaData, version: int) -> Table:
     """One row per class: its code, the hash of its teacher key, its phase and version."""
+    counters = [
+        Column("locked", Integer, nullable=False, server_default="0"),
+        Column("answers", Integer, nullable=False, server_default="0"),
+    ]
     return Table(
         "rooms", metadata,
         Column("id", Integer, primary_key=True, autoincrement=True),
@@ -57,6 +64,7 @@ def _rooms(metadata: MetaData) -> Table:
         Column("phase", String(16), nullable=False),
         Column("asked_id", Integer),  # the question asked last; no foreign key: asked → rooms
         Column("version", Integer, nullable=False),
+        *(counters if version >= 4 else []),
     )  # fmt: skip
 
 
@@ -124,7 +132,7 @@ def _gone(metadata: MetaData) -> Table:
 def define(metadata: MetaData, version: int = LATEST) -> dict[str, Table]:
     """The tables as they are at ``version``, in ``metadata``."""
     return ({"gone": _gone(metadata)} if version >= 3 else {}) | {
-        "rooms": _rooms(metadata),
+        "rooms": _rooms(metadata, version),
         "students": _students(metadata, version),
         "asked": _asked(metadata),
         "answers": _answers(metadata, version),
@@ -162,10 +170,17 @@ def _tombstones(conn: Connection) -> None:
     TABLES["gone"].create(conn)
 
 
+def _counters(conn: Connection) -> None:
+    """Version 4: a room's lock and its answer counter, 0 for the rooms already there."""
+    for name in ("locked", "answers"):
+        conn.execute(text(f"ALTER TABLE rooms ADD COLUMN {name} INTEGER NOT NULL DEFAULT 0"))
+
+
 MIGRATIONS: tuple[Callable[[Connection], None], ...] = (
     _base_tables,
     _pacing,
     _tombstones,
+    _counters,
 )  # [v − 1]: → v
 
 

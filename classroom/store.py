@@ -128,6 +128,7 @@ class RoomView:
     answer: str | None  # the right answer's key, once revealed
     value: float | None  # a number's exact value, once revealed
     chart: dict[str, Any] | None  # the app's figure for the reveal, once revealed
+    locked: bool = False  # the teacher closed the door: no new student may join
 
 
 @dataclass(frozen=True)
@@ -161,6 +162,28 @@ class StudentRow:
     id: int
     nickname: str
     answered: bool  # has answered the current question
+
+
+@dataclass(frozen=True)
+class Mine:
+    """One student as every phone's state needs them: who, and their answer to the current
+    question (None for none)."""
+
+    id: int
+    nickname: str
+    answer: str | None
+    answer_key: str | None
+
+
+@dataclass(frozen=True)
+class Roster:
+    """A room at one moment, read in one transaction: what any phone may see, the answer
+    counter, and each student by their token's hash. A server builds one per room version and
+    answers every waiting phone from it."""
+
+    view: RoomView
+    answers: int  # the room's answer counter: bumped by every answer, never by anything else
+    students: dict[str, Mine]  # token hash → the student
 
 
 @dataclass(frozen=True)
@@ -359,8 +382,19 @@ class Store:
         self._schema_lock = threading.Lock()
         self._ready = False
         self._down_until = -math.inf  # by self._clock: PostgreSQL was found down until then
+        self._listeners: list[Callable[[str], None]] = []
         with suppress(Unavailable):
             self._ensure_schema()
+
+    def listen(self, callback: Callable[[str], None]) -> None:
+        """Call ``callback(code)`` after every committed change to a room made through this
+        Store (in the caller's thread): the phone routes wake their waiting requests at once."""
+        self._listeners.append(callback)
+
+    def _changed(self, code: str) -> None:
+        """Tell the listeners that ``code`` changed (after the commit)."""
+        for callback in self._listeners:
+            callback(code)
 
     def dispose(self) -> None:
         """Close every pooled connection (tests, shutdown)."""
@@ -537,6 +571,7 @@ class Store:
             room = self._teacher_room(conn, code, key, lock=True)
             self._delete_rooms(conn, select(ROOMS.c.id).where(ROOMS.c.id == room.id))
             self._bury(conn, room.code, "ended", room.expires_at)
+        self._changed(room.code)
 
     def pulse(self, code: str) -> int:
         """The room's version alone, in one small query: poll it, and read more when it moves."""
@@ -551,6 +586,41 @@ class Store:
         assert version is not None  # _room raised otherwise
         return int(version)
 
+    def beat(self, code: str) -> tuple[int, int]:
+        """The room's version and answer counter, in one small query: a server watching a room
+        for its phones and its projector reads these two numbers and more only when one moved."""
+        normal = normalise_code(code)
+        with self._transaction(write=False) as conn:
+            query = select(ROOMS.c.version, ROOMS.c.answers).where(
+                ROOMS.c.code == normal, ROOMS.c.expires_at > self._clock()
+            )
+            row = conn.execute(query).first() if normal else None
+            if row is None:
+                self._room(conn, code)  # says why: expired, ended or never there
+        assert row is not None  # _room raised otherwise
+        return int(row.version), int(row.answers)
+
+    def roster(self, code: str) -> Roster:
+        """The room as every phone sees it and each student's own answer, in one transaction:
+        two queries more than ``room`` however many students joined."""
+        with self._transaction(write=False) as conn:
+            room = self._room(conn, code)
+            asked = self._asked(conn, room)
+            shown = asked is not None and PHASES.index(room.phase) >= PHASES.index("shown")
+            counts = self._counts(conn, asked) if shown and asked is not None else None
+            mine = (ANSWERS.c.student_id == STUDENTS.c.id) & (ANSWERS.c.asked_id == room.asked_id)
+            query = (
+                select(STUDENTS.c.id, STUDENTS.c.token_hash, STUDENTS.c.nickname,
+                       ANSWERS.c.value, ANSWERS.c.answer_key)
+                .select_from(STUDENTS.outerjoin(ANSWERS, mine))
+                .where(STUDENTS.c.room_id == room.id)
+            )  # fmt: skip
+            rows = conn.execute(query).all()
+        view = _room_view(room, room.phase, room.version, asked, counts)
+        students = {row.token_hash: Mine(row.id, row.nickname, row.value, row.answer_key)
+                    for row in rows}  # fmt: skip
+        return Roster(view, int(room.answers), students)
+
     def room(self, code: str) -> RoomView:
         """What any phone may see: the question and its options; counts once shown, the truth
         once revealed."""
@@ -560,7 +630,7 @@ class Store:
             counts = None
             if asked is not None and PHASES.index(room.phase) >= PHASES.index("shown"):
                 counts = self._counts(conn, asked)
-        return _room_view(room.code, room.phase, room.version, asked, counts)
+        return _room_view(room, room.phase, room.version, asked, counts)
 
     # --- the teacher's actions ------------------------------------------------------------------
 
@@ -600,8 +670,9 @@ class Store:
                 )
             ).scalar_one()
             self._bump(conn, room, phase="open", asked_id=asked_id)
+        self._changed(room.code)
         asked = _Asked(int(asked_id), number, question, chosen, truth)
-        return _room_view(room.code, "open", room.version + 1, asked, None)
+        return _room_view(room, "open", room.version + 1, asked, None)
 
     def _close_asked(self, conn: Connection, room: Row[Any], now: float) -> None:
         """Stamp the room's current question closed, if it is still open."""
@@ -624,7 +695,8 @@ class Store:
             asked = self._asked(conn, room)
             shown = PHASES.index(phase) >= PHASES.index("shown")
             counts = self._counts(conn, asked) if shown and asked is not None else None
-        return _room_view(room.code, phase, room.version + 1, asked, counts)
+        self._changed(room.code)
+        return _room_view(room, phase, room.version + 1, asked, counts)
 
     def close(self, code: str, key: str) -> RoomView:
         """Stop taking answers to the current question."""
@@ -678,9 +750,20 @@ class Store:
             conn.execute(delete(ANSWERS).where(ANSWERS.c.student_id == student_id))
             conn.execute(delete(STUDENTS).where(mine))
             self._bump(conn, room)
+        self._changed(room.code)
 
-    def export_csv(self, code: str, key: str) -> str:
-        """Every answer of the room as CSV: nickname, question, answer, right, time (UTC)."""
+    def lock(self, code: str, key: str, locked: bool = True) -> RoomView:
+        """Close the room to new students (``locked``), or open it again; those who joined stay.
+        The version moves: the projector and the join pages show the lock."""
+        with self._transaction(write=True) as conn:
+            room = self._teacher_room(conn, code, key, lock=True)
+            self._bump(conn, room, locked=int(bool(locked)))
+        self._changed(room.code)
+        return self.room(room.code)
+
+    def export_csv(self, code: str, key: str, lang: str = "en") -> str:
+        """Every answer of the room as CSV: nickname, question (its number, its prompt in
+        ``lang`` and its settings), answer, right, time (UTC)."""
         with self._transaction(write=False) as conn:
             room = self._teacher_room(conn, code, key)
             query = (
@@ -689,6 +772,7 @@ class Store:
                     ASKED.c.question_id,
                     ASKED.c.number,
                     ASKED.c.truth,
+                    ASKED.c.settings,
                     ANSWERS.c.value,
                     ANSWERS.c.answer_key,
                     ANSWERS.c.answered_at,
@@ -702,7 +786,7 @@ class Store:
                 .order_by(ASKED.c.number, ANSWERS.c.answered_at, ANSWERS.c.id)
             )
             rows = conn.execute(query).all()
-        return _csv(rows)
+        return _csv(rows, names.check_lang(lang))
 
     # --- the students' actions ------------------------------------------------------------------
 
@@ -714,6 +798,8 @@ class Store:
         token = secrets.token_urlsafe(KEY_BYTES)
         with self._transaction(write=True) as conn:
             room = self._room(conn, code, lock=True)
+            if room.locked:
+                raise Forbidden("locked")
             query = select(STUDENTS.c.nickname).where(STUDENTS.c.room_id == room.id)
             taken = set(conn.execute(query).scalars())
             if len(taken) >= self.max_students:
@@ -730,6 +816,7 @@ class Store:
                     joined_at=self._clock(),
                 )
             ).scalar_one()
+        self._changed(room.code)
         return Student(int(student_id), token, name, lang)
 
     def rename(self, code: str, token: str, nickname: str) -> str:
@@ -743,6 +830,7 @@ class Store:
             if other is not None and other != student.id:
                 raise Invalid("nickname_taken")
             conn.execute(update(STUDENTS).where(STUDENTS.c.id == student.id).values(nickname=name))
+        self._changed(room.code)
         return name
 
     def me(self, code: str, token: str) -> StudentView:
@@ -800,6 +888,9 @@ class Store:
             )
             query = update(STUDENTS).where(STUDENTS.c.id == student.id)
             conn.execute(query.values(last_answer_at=now))
+            counter = update(ROOMS).where(ROOMS.c.id == student.room_id)
+            conn.execute(counter.values(answers=ROOMS.c.answers + 1))
+        self._changed(normalise_code(code) or "")
         return key
 
     def _answerable(self, conn: Connection, code: str, token: str) -> tuple[Row[Any], _Asked]:
@@ -822,13 +913,13 @@ def _key_matches(key: object, key_hash: str) -> bool:
 
 
 def _room_view(
-    code: str, phase: str, version: int, asked: _Asked | None, counts: dict[str, int] | None
+    room: Row[Any], phase: str, version: int, asked: _Asked | None, counts: dict[str, int] | None
 ) -> RoomView:
-    """A RoomView: counts only when given (shown), the truth only once revealed."""
+    """A RoomView of ``room``: counts only when given (shown), the truth only once revealed."""
     revealed = phase == "revealed"
     truth = asked.truth if asked is not None else None
     return RoomView(
-        code=code,
+        code=room.code,
         phase=phase,
         version=version,
         question_id=asked.question.id if asked is not None else None,
@@ -844,23 +935,28 @@ def _room_view(
         answer=truth.answer if truth is not None and revealed else None,
         value=truth.value if truth is not None and revealed else None,
         chart=truth.chart if truth is not None and revealed else None,
+        locked=bool(room.locked),
     )
 
 
-def _csv(rows: Sequence[Any]) -> str:
-    """The export's CSV text; a question asked again is named with its ask number."""
+def _csv(rows: Sequence[Any], lang: str) -> str:
+    """The export's CSV text; each question named as the class saw it: its number in the lesson,
+    its prompt, and the settings it was asked at."""
     out = io.StringIO()
     writer = csv.writer(out)
     writer.writerow(CSV_COLUMNS)
-    asks: dict[str, list[int]] = {}
     for row in rows:
-        numbers = asks.setdefault(row.question_id, [])
-        if row.number not in numbers:
-            numbers.append(row.number)
-        repeat = numbers.index(row.number) + 1
-        question = row.question_id + (f" ({repeat})" if repeat > 1 else "")
-        right = row.answer_key == json.loads(row.truth)["answer"]
+        truth = json.loads(row.truth)
+        prompt = QUESTIONS[row.question_id].say(lang, truth["args"])
+        settings = ", ".join(f"{k}={_setting(v)}" for k, v in json.loads(row.settings).items())
+        question = f"{row.number}. {prompt} ({settings})"
+        right = row.answer_key == truth["answer"]
         time_utc = datetime.fromtimestamp(row.answered_at, UTC).isoformat(timespec="seconds")
         cells = (row.nickname, question, row.value, "true" if right else "false", time_utc)
         writer.writerow([csv_cell(str(cell)) for cell in cells])
     return out.getvalue()
+
+
+def _setting(value: Any) -> str:
+    """A setting as a link writes it: true/false, numbers as typed, text as is."""
+    return json.dumps(value, ensure_ascii=False) if isinstance(value, bool) else str(value)

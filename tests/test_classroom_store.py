@@ -9,6 +9,7 @@ import hashlib
 import hmac
 import io
 import itertools
+import json
 import math
 import re
 import threading
@@ -30,7 +31,7 @@ from classroom_support import (
 import classroom
 from bench.pg import PG_URL, pg_schema, postgres_answers, raw_execute, raw_rows, with_search_path
 from bench.proxy import proxied
-from classroom import QUESTIONS, Store, Unavailable, default_url
+from classroom import QUESTIONS, Store, Unavailable, default_url, schema
 from classroom import store as store_module
 
 ALPHABET = set("ABCDEFGHJKMNPQRSTUVWXYZ23456789")
@@ -586,7 +587,7 @@ def test_pacing_is_per_student(store, room, clock):
 # --- export and end -----------------------------------------------------------------------------
 
 
-def test_the_export_has_every_answer_and_no_formulas(store, room, clock):
+def test_the_export_has_every_answer_and_no_formulas(url, store, room, clock):
     """Columns nickname, question, answer, right, time (ISO-8601 UTC); =, +, -, @ lead with '."""
     names = ['=HYPERLINK("x")', "+1", "-2", "@SUM", "Ada"]
     students = [store.join(room.code, nickname=name) for name in names]
@@ -601,14 +602,15 @@ def test_the_export_has_every_answer_and_no_formulas(store, room, clock):
     store.answer(room.code, students[4].token, "欢")
     rows = list(csv.reader(io.StringIO(teacher(store, room, "export_csv"))))
     assert rows[0] == ["nickname", "question", "answer", "right", "time"]
+    top, fill = (asked_as(url, room, number) for number in (1, 2))
     body = {(row[0], row[1]): row[2:] for row in rows[1:]}
     assert len(rows) == 7
-    assert body[('\'=HYPERLINK("x")', "softmax_top")][:2] == ["0.66", "true"]
-    assert body[("'+1", "softmax_top")][:2] == ["0.1", "false"]
-    assert body[("Ada", "softmax_top")][:2] == ["'+0.659", "true"]
-    assert body[("Ada", "model_fill")][:2] == ["欢", "true"]
+    assert body[('\'=HYPERLINK("x")', top)][:2] == ["0.66", "true"]
+    assert body[("'+1", top)][:2] == ["0.1", "false"]
+    assert body[("Ada", top)][:2] == ["'+0.659", "true"]
+    assert body[("Ada", fill)][:2] == ["欢", "true"]
     assert {row[0] for row in rows[1:]} == {'\'=HYPERLINK("x")', "'+1", "'-2", "'@SUM", "Ada"}
-    stamp = datetime.fromisoformat(body[("Ada", "model_fill")][2])
+    stamp = datetime.fromisoformat(body[("Ada", fill)][2])
     assert stamp.utcoffset().total_seconds() == 0
     assert stamp == datetime.fromtimestamp(clock.now, UTC).replace(microsecond=0)
 
@@ -619,7 +621,25 @@ def test_a_question_asked_twice_is_told_apart_in_the_export(store, room):
         ask(store, room)
         store.answer(room.code, student.token, "0.66")
     rows = list(csv.reader(io.StringIO(teacher(store, room, "export_csv"))))
-    assert [row[1] for row in rows[1:]] == ["softmax_top", "softmax_top (2)"]
+    first, second = (row[1] for row in rows[1:])
+    assert first.startswith("1. ") and second.startswith("2. ") and first[3:] == second[3:]
+
+
+def asked_as(url, room, number):
+    """How the export names the room's question ``number``: its number, its English prompt and
+    its settings as the database holds them (read back raw, not through the store)."""
+    [(question_id, settings, truth)] = raw_rows(
+        url, "SELECT question_id, settings, truth FROM asked WHERE number = :n AND room_id ="
+        " (SELECT id FROM rooms WHERE code = :code)", n=number, code=room.code
+    )
+    prompt = QUESTIONS[question_id].prompt["en"]
+    args = {k.removesuffix("_en"): v for k, v in json.loads(truth)["args"].items()
+            if not k.endswith("_zh")}  # fmt: skip
+    listed = ", ".join(
+        f"{k}={str(v).lower() if isinstance(v, bool) else v}"
+        for k, v in json.loads(settings).items()
+    )
+    return f"{number}. {prompt.format(**args)} ({listed})"
 
 
 def test_ending_a_room_deletes_its_students_questions_and_answers(url, store, room):
@@ -670,8 +690,8 @@ def test_a_new_store_on_the_same_database_sees_everything(make_store):
 
 def test_a_version_1_database_is_upgraded_to_the_latest_with_its_rows(fresh_url, clock):
     """Tables made by hand as version 1 shipped, with a room, students, a question and answers:
-    a new Store upgrades to version 3 (pacing column, tally index, tombstones) and everything
-    still works."""
+    a new Store upgrades to the latest version (pacing column, tally index, tombstones,
+    counters) and everything still works."""
     build_v1(fresh_url)
     key, tokens = "teacher-key-of-v1", ["token-a-of-v1", "token-b-of-v1"]
     truth = QUESTIONS["softmax_top"].truth().to_json()
@@ -691,7 +711,7 @@ def test_a_version_1_database_is_upgraded_to_the_latest_with_its_rows(fresh_url,
     )  # fmt: skip
     store = Store(fresh_url, clock=clock, sleeper=clock.sleep)
     try:
-        assert raw_rows(fresh_url, "SELECT version FROM schema_version") == [(3,)]
+        assert raw_rows(fresh_url, "SELECT version FROM schema_version") == [(schema.LATEST,)]
         tally = store.tally("ABCDEF", key)
         assert (tally.joined, tally.answered, tally.counts["0.65–0.7"]) == (2, 1, 1)
         assert store.me("ABCDEF", tokens[0]).answer == "0.66"
@@ -747,7 +767,7 @@ def _shape(inspector):
 
 
 def test_two_replicas_starting_at_once_make_the_tables_once(fresh_url, clock):
-    """Four Stores opened at the same moment on an empty database: none fails, version 3."""
+    """Four Stores opened at once on an empty database: none fails; the latest version."""
     errors, stores = [], []
     barrier = threading.Barrier(4)
 
@@ -767,7 +787,7 @@ def test_two_replicas_starting_at_once_make_the_tables_once(fresh_url, clock):
     for store in stores:
         store.dispose()
     assert errors == []
-    assert raw_rows(fresh_url, "SELECT version FROM schema_version") == [(3,)]
+    assert raw_rows(fresh_url, "SELECT version FROM schema_version") == [(schema.LATEST,)]
 
 
 def test_many_threads_answering_at_once_lose_nothing(store, room):
@@ -1025,7 +1045,7 @@ def test_a_bad_answer_is_refused_at_once_without_waiting(store, room, clock):
 def test_a_new_store_creates_its_tables_at_the_latest_version(fresh_url, clock):
     store = Store(fresh_url, clock=clock)
     try:
-        assert raw_rows(fresh_url, "SELECT version FROM schema_version") == [(3,)]
+        assert raw_rows(fresh_url, "SELECT version FROM schema_version") == [(schema.LATEST,)]
         tables = {row[0] for row in raw_rows(fresh_url, _TABLES_QUERY[fresh_url[:6]])}
         assert tables >= {"rooms", "students", "asked", "answers", "gone", "schema_version"}
     finally:

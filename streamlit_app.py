@@ -1,5 +1,7 @@
 """The server's entry: ``streamlit run streamlit_app.py`` finds ``app`` and serves the Streamlit
-script ``dashboard.py`` (kept in the project's root: ``st.Page`` paths resolve against its folder).
+script ``dashboard.py`` (kept in the project's root: ``st.Page`` paths resolve against its folder),
+the class's phone page and JSON API beside it (``ui.phone``: ``/join/CODE``, ``/api/rooms/…``),
+and compresses everything it sends (a phone's first visit downloads Streamlit's bundle gzipped).
 
 The server imports every library and page body before it answers (``ui.boot``): a class that
 wakes it then waits for none of that, where each first run used to wait some 1.8 s for them.
@@ -11,7 +13,8 @@ from contextlib import asynccontextmanager
 import streamlit as st
 from starlette.concurrency import run_in_threadpool
 
-from ui import boot
+from ui import boot, phone
+from ui.classroom.compute import store
 
 
 @asynccontextmanager
@@ -21,4 +24,6 @@ async def warm_up(_: st.App) -> AsyncIterator[None]:
     yield
 
 
-app = st.App("dashboard.py", lifespan=warm_up)
+app = st.App(
+    "dashboard.py", lifespan=warm_up, routes=phone.routes(store), middleware=phone.MIDDLEWARE
+)

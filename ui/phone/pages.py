@@ -1,0 +1,203 @@
+"""The phone page: ``/join`` asks for the code, ``/join/CODE`` joins, renames and answers with
+plain forms (a reload shows the state), and its few lines of script only add live updates.
+Server-rendered from the app's own strings; Jinja2 escapes everything a student typed."""
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, quote
+
+from jinja2 import Environment, FileSystemLoader
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
+from starlette.templating import Jinja2Templates
+
+from classroom import QUESTIONS, Invalid, NotFound, Refusal
+from classroom.refusals import sentence
+from classroom.safety import normalise_code
+from classroom.store import Mine, Roster
+from ui.kit.text import t
+from ui.phone import web
+from ui.phone.api import Api
+
+HERE = Path(__file__).parent
+# Everything escaped, whatever a template's name: a nickname or an answer is a student's text.
+TEMPLATES = Jinja2Templates(
+    env=Environment(loader=FileSystemLoader(HERE / "templates"), autoescape=True)
+)
+SCRIPT = (HERE / "phone.js").read_text(encoding="utf-8")
+LANGUAGES = (("zh", "中文"), ("en", "EN"))
+GONE = {"ended", "expired", "no_room"}  # the class is not there: nothing to join
+
+
+@dataclass(frozen=True)
+class Screen:
+    """What one phone's page shows: which view, for which class, and a note (a refusal)."""
+
+    view: str  # ask_code, gone, join or student
+    code: str | None = None
+    roster: Roster | None = None
+    me: Mine | None = None
+    note: str = ""
+    note_kind: str = "warn"
+
+
+def question(roster: Roster, me: Mine, lang: str) -> dict[str, Any] | None:
+    """The question as the page draws it; None while the teacher has asked none."""
+    view = roster.view
+    if view.question_id is None or view.question_id not in QUESTIONS:
+        return None
+    texts = view.option_text.get(lang, view.options)
+    long_texts = list(texts) if view.kind == "choice" and tuple(texts) != view.options else []
+    options = [
+        {"key": key, "text": key if long_texts else text, "picked": key == me.answer_key}
+        for key, text in zip(view.options, texts, strict=True)
+    ]
+    return {
+        "number": view.number or 1, "phase": view.phase, "kind": view.kind, "options": options,
+        "prompt": QUESTIONS[view.question_id].say(lang, view.args), "long_texts": long_texts,
+        "bars": bars(roster), "answered": view.answered or 0, "truth": truth(roster, lang),
+    }  # fmt: skip
+
+
+def bars(roster: Roster) -> list[dict[str, Any]]:
+    """The class's answers as plain bars, once shown; the right one marked once revealed."""
+    counts = roster.view.counts or {}
+    top = max(counts.values(), default=0) or 1
+    right = roster.view.answer
+    return [
+        {"label": key, "count": n, "width": round(100 * n / top), "right": key == right}
+        for key, n in counts.items()
+    ]
+
+
+def truth(roster: Roster, lang: str) -> str:
+    """The right answer the app computed, once revealed (a number with its bin)."""
+    view = roster.view
+    if view.answer is None:
+        return ""
+    if view.value is not None:
+        from ui.kit.figures import format_value  # plotly's import: not at the server's start
+
+        return t("cl_truth_number", lang, value=format_value(view.value, 4), bin=view.answer)
+    return t("cl_truth", lang, answer=view.answer)
+
+
+def render(request: Request, screen: Screen, lang: str, status: int = 200) -> Response:
+    """The whole page, or only its main part (``?part=main``, what the script draws anew)."""
+    me = screen.me
+    view = screen.roster.view if screen.roster else None
+    title = t("ph_title", lang, code=screen.code) if screen.code else t("ph_join_title", lang)
+    context = {
+        "t": lambda key, **fields: t(key, lang, **fields), "lang": lang, "title": title,
+        "languages": LANGUAGES, "view": screen.view, "code": screen.code,
+        "version": view.version if view else "", "live": screen.view == "student",
+        "locked": bool(view and view.locked), "me": me, "note": screen.note,
+        "note_kind": screen.note_kind, "script": SCRIPT,
+        "question": question(screen.roster, me, lang) if screen.roster and me else None,
+    }  # fmt: skip
+    name = "main.html" if request.query_params.get("part") == "main" else "page.html"
+    response = TEMPLATES.TemplateResponse(request, name, context, status_code=status)
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+class Pages:
+    """The page's handlers, over the API's (one hub, one store)."""
+
+    def __init__(self, api: Api) -> None:
+        self.api = api
+
+    async def ask_code(self, request: Request) -> Response:
+        """GET /join: a box for the code; ?code= sends the phone on to that class's page."""
+        lang = web.lang(request)
+        typed = request.query_params.get("code")
+        if typed is None:
+            return render(request, Screen("ask_code"), lang)
+        code = normalise_code(typed[:32])
+        if code is None:
+            return render(request, Screen("ask_code", note=t("refusal_no_room", lang)), lang, 404)
+        return RedirectResponse(f"/join/{code}?lang={lang}", 303)
+
+    async def screen(self, request: Request, code: str, lang: str) -> Screen:
+        """Who this phone is in the class: a student, someone who may join, or no class."""
+        token, _ = web.token(request, code)
+        try:
+            roster, me = await self.api.student(code, token)
+            return Screen("student", code, roster, me)
+        except NotFound as error:
+            if error.code in GONE:
+                return Screen("gone", code, note=sentence(error, lang))
+            roster = await self.api.hub().roster(code)
+            note = sentence(error, lang) if token else ""  # removed: said once, then join
+            return Screen("join", code, roster, note=note)
+
+    async def page(self, request: Request) -> Response:
+        """GET /join/CODE: the phone's page; ?me=TOKEN (a phone that lost its cookie) sets the
+        cookie and leaves the address bar at once."""
+        lang = web.lang(request)
+        code = web.room_code(request)
+        if code is None:
+            return render(request, Screen("gone", note=t("refusal_no_room", lang)), lang, 404)
+        given = request.query_params.get("me")
+        if given:
+            response = RedirectResponse(f"/join/{code}?lang={lang}", 303)
+            web.set_cookie(response, request, code, given[:64])
+            return response
+        try:
+            screen = await self.screen(request, code, lang)
+        except Refusal as error:
+            return render(request, Screen("gone", code, note=sentence(error, lang)), lang, 503)
+        return render(request, screen, lang, 404 if screen.view == "gone" else 200)
+
+    async def post(self, request: Request) -> Response:
+        """POST /join/CODE: join, rename or answer (the form's ``do``), then back to the page
+        (303): the page then reads what was saved. A refusal is said on the page itself."""
+        lang = web.lang(request)
+        code = web.room_code(request) or ""
+        try:
+            form = {k: v[0] for k, v in parse_qs((await web.body(request)).decode()).items()}
+            lang = web.lang(request, form.get("lang"))
+            if request.cookies.get(web.cookie_name(code)) and not web.same_site(request):
+                raise web.CrossSite("cross_site")
+            response = await self.act(request, code, form, lang)
+        except Refusal as error:
+            return await self.refused(request, code, error, lang)
+        except UnicodeDecodeError:
+            return await self.refused(request, code, Invalid("bad_request"), lang)
+        return response
+
+    async def act(self, request: Request, code: str, form: dict[str, str], lang: str) -> Response:
+        """Do what the form asks; the redirect back to the page."""
+        hub, token = self.api.hub(), web.token(request, code)[0]
+        back = RedirectResponse(f"/join/{quote(code)}?lang={lang}", 303)
+        if form.get("do") == "join":
+            if token:
+                try:
+                    await self.api.student(code, token)
+                    return back  # one device, one student
+                except NotFound:
+                    pass  # removed or from another class: join afresh
+            joined = await hub.call(hub.store.join, code, None, lang)
+            web.set_cookie(back, request, code, joined.token)
+        elif form.get("do") == "name":
+            await hub.call(hub.store.rename, code, token, form.get("nickname", ""))
+        elif form.get("do") == "answer":
+            roster, _ = await self.api.student(code, token)
+            if str(roster.view.number) != form.get("number", str(roster.view.number)):
+                raise Invalid("moved_on")
+            await hub.call(hub.store.answer, code, token, form.get("value", ""))
+        else:
+            raise Invalid("bad_request")
+        return back
+
+    async def refused(self, request: Request, code: str, error: Refusal, lang: str) -> Response:
+        """The page again, with what was not done and why, and the refusal's status."""
+        reason = sentence(error, lang)
+        note = t("ph_not_saved", lang, reason=reason) if error.code != "locked" else reason
+        try:
+            screen = await self.screen(request, code, lang) if code else Screen("gone")
+        except Refusal:
+            screen = Screen("gone", code)
+        screen = Screen(screen.view, screen.code, screen.roster, screen.me, note, "bad")
+        return render(request, screen, lang, web.status(error))

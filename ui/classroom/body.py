@@ -78,10 +78,9 @@ def route(params: ClassroomParams, lang: str) -> ClassroomParams:
     if room and key:
         teacher.view(room, key, lang)
         return ClassroomParams(room=room)
-    if room and params.me:
-        return student.view(replace(params, room=room), lang)
-    if room:
-        return student.join_view(replace(params, room=room), lang)
+    if room:  # a phone: on to the phone page (an old link's token rides along once)
+        student.send_on(room, lang, params.me)
+        return ClassroomParams(room=room)
     return start_view(params, lang)
 
 
@@ -98,4 +97,5 @@ def start_view(params: ClassroomParams, lang: str) -> ClassroomParams:
             st.rerun()
     with join:
         st.subheader(t("cl_student_title", lang))
-        return student.code_box(params, lang)
+        student.code_box(lang)
+    return params

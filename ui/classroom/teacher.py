@@ -5,6 +5,7 @@ end of the class. The teacher's key never shows unless the teacher asks for thei
 import html
 from functools import partial
 from typing import Any
+from urllib.parse import urlsplit
 
 import segno
 import streamlit as st
@@ -16,10 +17,37 @@ from ui.classroom.errors import said
 from ui.classroom.settings import ClassroomParams
 from ui.kit import state
 from ui.kit.display import safe_text
+from ui.kit.snippets import snippet
 from ui.kit.text import t
 
-LIVE = 1.0  # s between the projector's looks at the count
+LIVE = 0.5  # s between the projector's looks at the count (one small query each)
 PROBLEM = state.Slot("classroom", "teacher_problem", "")  # why the last action did nothing
+# A button that copies the teacher's link: the link itself is never drawn on the projector.
+COPY_JS = """export default function ({ parentElement, data }) {
+  let button = parentElement.querySelector("button");
+  if (!button) {
+    button = document.createElement("button");
+    button.style.cssText = "font:inherit;padding:.4rem .8rem;border-radius:.5rem;"
+      + "border:1px solid #c5c9d6;background:#fff;cursor:pointer";
+    parentElement.appendChild(button);
+  }
+  button.textContent = data.label;
+  button.onclick = () => {
+    const copied = () => { button.textContent = data.done; };
+    const byHand = () => {  // no clipboard API (plain http): a hidden box, copied, removed
+      const box = document.createElement("textarea");
+      box.value = data.link;
+      box.style.cssText = "position:fixed;opacity:0";
+      document.body.appendChild(box);
+      box.select();
+      const done = document.execCommand("copy");
+      box.remove();
+      button.textContent = done ? data.done : data.failed;
+    };
+    if (navigator.clipboard) navigator.clipboard.writeText(data.link).then(copied, byHand);
+    else byHand();
+  };
+}"""
 CODE_STYLE = "font-size:4.2rem;font-weight:700;letter-spacing:.35rem;line-height:1.1;margin:0"
 
 
@@ -128,10 +156,20 @@ def phase_buttons(room: str, key: str, current: RoomView, lang: str) -> None:
         st.button(t("cl_reveal", lang), icon=":material/visibility:", **step("reveal", 4))
 
 
+def origin() -> str:
+    """This server's address as the projector's browser reached it (scheme and host)."""
+    url = urlsplit(st.context.url or "")
+    return f"{url.scheme}://{url.netloc}" if url.scheme and url.netloc else ""
+
+
 def join_url(room: str) -> str:
-    """The join link: this page's address with the room's code, and nothing else."""
-    base = (st.context.url or "").split("?")[0] or "/classroom"
-    return f"{base}?room={room}"
+    """The join link: the light phone page of the room (``ui.phone``), and nothing else."""
+    return f"{origin()}/join/{room}"
+
+
+def teacher_url(room: str, key: str) -> str:
+    """The teacher's own link: this page with the key, which gives control of the room."""
+    return f"{origin()}/classroom?room={room}&key={key}"
 
 
 def join_panel(room: str, lang: str) -> None:
@@ -139,6 +177,8 @@ def join_panel(room: str, lang: str) -> None:
     url = join_url(room)
     st.caption(t("cl_join_with", lang))
     st.html(f'<p style="{CODE_STYLE}">{html.escape(room)}</p>')
+    if store().room(room).locked:
+        st.warning(t("cl_locked", lang), icon=":material/lock:")
     # A PNG in a data URL: st.html's sanitiser drops inline <svg>, and a media file would be
     # served by one replica only.
     qr = segno.make(url, error="m").png_data_uri(scale=6, border=2)
@@ -152,8 +192,8 @@ def tools(room: str, key: str, lang: str) -> None:
         with st.popover(t("cl_students", lang), icon=":material/group:"):
             students_list(room, key, lang)
         with st.popover(t("cl_teacher_link", lang), icon=":material/key:"):
-            st.caption(t("cl_teacher_link_why", lang))
-            st.code(f"{join_url(room)}&key={key}", language=None, wrap_lines=True)
+            teacher_link(room, key, lang)
+        lock_toggle(room, key, lang)
         st.download_button(
             t("cl_download", lang), data=partial(answers_csv, room, key),
             file_name=f"class-{room}.csv", mime="text/csv", key="classroom_csv",
@@ -163,6 +203,30 @@ def tools(room: str, key: str, lang: str) -> None:
             st.caption(t("cl_end_why", lang))
             confirm = t("cl_end_confirm", lang)
             st.button(confirm, key="classroom_end", on_click=end, args=(room, key), type="primary")
+
+
+def teacher_link(room: str, key: str, lang: str) -> None:
+    """The teacher's own link, never written out (the projector shows this popover): a button
+    copies it, and a QR code for the teacher's own phone is drawn only after a warning."""
+    st.caption(t("cl_teacher_link_why", lang))
+    copy = snippet("copy_link", COPY_JS)
+    copy(key="_copy_teacher_link", data={"link": teacher_url(room, key),
+         "label": t("cl_copy_link", lang), "done": t("cl_copied", lang),
+         "failed": t("cl_copy_failed", lang)})  # fmt: skip
+    why = t("cl_teacher_qr_why", lang)
+    if st.toggle(t("cl_teacher_qr", lang), key="classroom_teacher_qr", help=why):
+        qr = segno.make(teacher_url(room, key), error="m").png_data_uri(scale=5, border=2)
+        st.html(f'<img src="{qr}" alt="QR" style="width:180px;height:180px">')
+
+
+def lock_toggle(room: str, key: str, lang: str) -> None:
+    """Lock the class: no one new joins (a stranger who found the code, a second phone)."""
+    locked = store().room(room).locked
+    wanted = st.toggle(t("cl_lock", lang), value=locked, key="classroom_lock",
+                       help=t("cl_lock_why", lang))  # fmt: skip
+    if wanted != locked:
+        act(room, key, "lock", wanted)
+        st.rerun()
 
 
 def answers_csv(room: str, key: str) -> bytes:

@@ -54,6 +54,7 @@ from sqlalchemy import (
     event,
     func,
     select,
+    text,
     update,
 )
 from sqlalchemy import exc as sa_exc
@@ -87,6 +88,7 @@ DEADLINE = 1.5  # s: the client gives up on any wait for PostgreSQL (its own tim
 BUDGET = 0.75  # s: a call's checkout (the pool's ping, or connecting), +0.1 s as psycopg wakes
 RETRY_AFTER = 1.0  # s: after a call could not connect to PostgreSQL, calls say Unavailable at once
 KEY_BYTES = 18  # 144 bits for teacher keys and student tokens
+CHANNEL = "classroom"  # PostgreSQL's NOTIFY channel: a room's code, for every server listening
 CSV_COLUMNS = ("nickname", "question", "answer", "right", "time")
 
 
@@ -396,6 +398,36 @@ class Store:
         for callback in self._listeners:
             callback(code)
 
+    def _tell(self, conn: Connection, code: str) -> None:
+        """PostgreSQL: tell every server listening (``hear``) that ``code`` changed, when this
+        transaction commits (NOTIFY is transactional: a rolled-back change tells no one)."""
+        if self._engine.dialect.name == "postgresql":
+            notify = text("SELECT pg_notify(:channel, :code)")
+            conn.execute(notify, {"channel": CHANNEL, "code": code})
+
+    @property
+    def shared(self) -> bool:
+        """Whether other servers may share this store (PostgreSQL) and ``hear`` tells of them."""
+        return self._engine.dialect.name == "postgresql"
+
+    def hear(self, callback: Callable[[str], None], stop: threading.Event) -> None:
+        """PostgreSQL: call ``callback(code)`` for every room any server changes, until ``stop``
+        (blocking: run it in a thread). After the connection was lost, ``callback("*")``: a
+        change may have been missed while away, and the rooms' versions tell which."""
+        url = self._engine.url.set(drivername="postgresql", query={})
+        while not stop.is_set():
+            try:
+                with psycopg.connect(url.render_as_string(hide_password=False),
+                                     autocommit=True, connect_timeout=2) as conn:  # fmt: skip
+                    conn.execute(f"LISTEN {CHANNEL}")
+                    callback("*")  # (re)connected: whatever happened meanwhile, look again
+                    while not stop.is_set():
+                        for note in conn.notifies(timeout=1.0):
+                            callback(note.payload)
+            except psycopg.Error as error:
+                log.warning("listening for class changes: %s", error)
+                stop.wait(1.0)
+
     def dispose(self) -> None:
         """Close every pooled connection (tests, shutdown)."""
         self._engine.dispose()
@@ -513,6 +545,7 @@ class Store:
         """Set ``values`` on the room and bump its version: phones see a teacher action."""
         query = update(ROOMS).where(ROOMS.c.id == room.id)
         conn.execute(query.values(version=ROOMS.c.version + 1, **values))
+        self._tell(conn, room.code)
 
     # --- rooms ----------------------------------------------------------------------------------
 
@@ -571,6 +604,7 @@ class Store:
             room = self._teacher_room(conn, code, key, lock=True)
             self._delete_rooms(conn, select(ROOMS.c.id).where(ROOMS.c.id == room.id))
             self._bury(conn, room.code, "ended", room.expires_at)
+            self._tell(conn, room.code)
         self._changed(room.code)
 
     def pulse(self, code: str) -> int:
@@ -816,6 +850,7 @@ class Store:
                     joined_at=self._clock(),
                 )
             ).scalar_one()
+            self._tell(conn, room.code)
         self._changed(room.code)
         return Student(int(student_id), token, name, lang)
 
@@ -830,6 +865,7 @@ class Store:
             if other is not None and other != student.id:
                 raise Invalid("nickname_taken")
             conn.execute(update(STUDENTS).where(STUDENTS.c.id == student.id).values(nickname=name))
+            self._tell(conn, room.code)
         self._changed(room.code)
         return name
 
@@ -890,6 +926,7 @@ class Store:
             conn.execute(query.values(last_answer_at=now))
             counter = update(ROOMS).where(ROOMS.c.id == student.room_id)
             conn.execute(counter.values(answers=ROOMS.c.answers + 1))
+            self._tell(conn, normalise_code(code) or "")
         self._changed(normalise_code(code) or "")
         return key
 

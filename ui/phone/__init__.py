@@ -35,7 +35,9 @@ def routes(store: Callable[[], Store]) -> list[BaseRoute]:
     def hub() -> Hub:
         made = store()
         if id(made) not in hubs:
-            hubs.clear()  # a new store (tests): the old hub's rooms belong to the old one
+            for old in hubs.values():  # a new store (tests): the old hub's rooms were the old one's
+                old.close()
+            hubs.clear()
             hubs[id(made)] = Hub(made, asyncio.get_running_loop())
         return hubs[id(made)]
 

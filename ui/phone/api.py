@@ -83,7 +83,8 @@ class Api:
         """The shared part as JSON bytes, built once per roster (per room version)."""
         kept = self.payloads.get(code)
         if kept is None or kept[0] is not roster:
-            kept = self.payloads[code] = (roster, json.dumps(shared(roster), ensure_ascii=False).encode())
+            told = json.dumps(shared(roster), ensure_ascii=False).encode()
+            kept = self.payloads[code] = (roster, told)
             if len(self.payloads) > 1000:
                 self.payloads.pop(next(iter(self.payloads)))
         return kept[1]

@@ -10,6 +10,7 @@ its static files) is left alone.
 
 import asyncio
 import logging
+import threading
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
@@ -25,6 +26,7 @@ T = TypeVar("T")
 log = logging.getLogger(__name__)
 
 CHECK = 0.25  # s between one room's looks at the database while someone waits on it
+CHECK_HEARD = 2.0  # s between them on PostgreSQL, whose NOTIFY wakes a room at once: a net only
 FRESH = 0.25  # s a roster is trusted without asking the database again
 WAIT = 25.0  # s a long-poll waits before it answers with the same version
 MAX_WAITING = 2000  # waiting requests per server; beyond, 503 and Retry-After
@@ -57,7 +59,18 @@ class Hub:
         self.rooms: OrderedDict[str, Watched] = OrderedDict()
         self.waiting = 0
         self.executor = ThreadPoolExecutor(THREADS, thread_name_prefix="phone-store")
-        store.listen(self._heard)
+        store.listen(self._heard)  # this server's own changes
+        self.check = CHECK_HEARD if store.shared else CHECK
+        self.stop = threading.Event()
+        if store.shared:  # other servers' changes, told by PostgreSQL
+            hearing = threading.Thread(target=store.hear, args=(self._heard, self.stop),
+                                       name="phone-hear", daemon=True)  # fmt: skip
+            hearing.start()
+
+    def close(self) -> None:
+        """Stop hearing PostgreSQL and let the threads go (a server's store replaced: tests)."""
+        self.stop.set()
+        self.executor.shutdown(wait=False)
 
     def call(self, function: Callable[..., T], *args: Any) -> Awaitable[T]:
         """A store call in the hub's threads."""
@@ -69,6 +82,10 @@ class Hub:
             self.loop.call_soon_threadsafe(self._poke, code)
 
     def _poke(self, code: str) -> None:
+        if code == "*":  # the listener was away: every room may have moved
+            for known in list(self.rooms):
+                self._poke(known)
+            return
         room = self.rooms.get(code)
         if room is not None:  # a join or a rename moves no counter: read the roster again
             room.checked, room.stale = -1.0, True
@@ -176,7 +193,7 @@ class Hub:
         """While anyone waits on the room: look every CHECK seconds, or at once when poked."""
         while room.waiting > 0 and room.gone is None:
             with suppress(TimeoutError):
-                await asyncio.wait_for(room.poked.wait(), CHECK)
+                await asyncio.wait_for(room.poked.wait(), self.check)
             room.poked.clear()
             try:
                 await self._look(code, room)

@@ -195,7 +195,7 @@ def tools(room: str, key: str, lang: str) -> None:
             teacher_link(room, key, lang)
         lock_toggle(room, key, lang)
         st.download_button(
-            t("cl_download", lang), data=partial(answers_csv, room, key),
+            t("cl_download", lang), data=partial(answers_csv, room, key, lang),
             file_name=f"class-{room}.csv", mime="text/csv", key="classroom_csv",
             on_click="ignore", icon=":material/download:",
         )  # fmt: skip
@@ -229,9 +229,10 @@ def lock_toggle(room: str, key: str, lang: str) -> None:
         st.rerun()
 
 
-def answers_csv(room: str, key: str) -> bytes:
-    """The class's answers as a CSV that spreadsheets open in UTF-8 (nicknames are Chinese)."""
-    return store().export_csv(room, key).encode("utf-8-sig")
+def answers_csv(room: str, key: str, lang: str) -> bytes:
+    """The class's answers as a CSV that spreadsheets open in UTF-8 (nicknames are Chinese),
+    each question named in the page's language."""
+    return store().export_csv(room, key, lang).encode("utf-8-sig")
 
 
 def students_list(room: str, key: str, lang: str) -> None:

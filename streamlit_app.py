@@ -14,7 +14,6 @@ import streamlit as st
 from starlette.concurrency import run_in_threadpool
 
 from ui import boot, phone
-from ui.classroom.compute import store
 
 
 @asynccontextmanager
@@ -24,6 +23,4 @@ async def warm_up(_: st.App) -> AsyncIterator[None]:
     yield
 
 
-app = st.App(
-    "dashboard.py", lifespan=warm_up, routes=phone.routes(store), middleware=phone.MIDDLEWARE
-)
+app = st.App("dashboard.py", lifespan=warm_up, routes=phone.routes(), middleware=phone.MIDDLEWARE)

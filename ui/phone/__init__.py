@@ -3,9 +3,8 @@
 A phone downloads a few kilobytes instead of Streamlit's bundle, works with JavaScript off and
 in old in-app browsers, and hears the teacher through a long-poll the server wakes at once.
 
-``routes(store)`` gives the routes over a function that returns the server's store (the class
-page's, so the projector's actions wake the phones in-process); ``MIDDLEWARE`` compresses what
-the server sends (Streamlit's bundle too).
+``routes()`` gives the routes; ``MIDDLEWARE`` compresses what the server sends (Streamlit's
+bundle too).
 """
 
 import asyncio
@@ -15,8 +14,8 @@ from starlette.middleware import Middleware
 from starlette.middleware.gzip import GZipMiddleware
 from starlette.routing import BaseRoute, Route
 
-import ui.classroom  # noqa: F401  (registers the class page's strings, which the phone says)
 from classroom import Store
+from ui.classroom.compute import store as class_store  # its package registers the cl_ strings
 from ui.kit.text import register_page
 from ui.phone.api import Api
 from ui.phone.hub import Hub
@@ -27,9 +26,10 @@ register_page(__file__)
 MIDDLEWARE = [Middleware(GZipMiddleware, minimum_size=500)]
 
 
-def routes(store: Callable[[], Store]) -> list[BaseRoute]:
-    """The phone page's and the API's routes over the server's store (``store()``, read on the
-    first request: the hub lives in the server's event loop)."""
+def routes(store: Callable[[], Store] = class_store) -> list[BaseRoute]:
+    """The phone page's and the API's routes over the server's store (``store()``: the class
+    page's, so the projector's actions wake the phones in-process), read on the first request:
+    the hub lives in the server's event loop."""
     hubs: dict[int, Hub] = {}
 
     def hub() -> Hub:

@@ -138,16 +138,15 @@ class Hub:
         checked = time.monotonic()
         try:
             beat = await self.call(self.store.beat, code)
-            old = room.roster
-            if room.stale or old is None or beat != (old.view.version, old.answers):
+            old = new = room.roster
+            if room.stale or new is None or beat != (new.view.version, new.answers):
                 room.stale = False
-                room.roster = await self.call(self.store.roster, code)
+                new = room.roster = await self.call(self.store.roster, code)
         except NotFound as error:
             room.gone, room.roster = error, None
             self._wake(room, moved=True, counted=True)
             raise
         room.checked, room.gone = checked, None
-        new = room.roster
         self._wake(room, new.view.version != _version(old), new.answers != _answers(old))
         return new
 

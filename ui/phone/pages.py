@@ -55,7 +55,7 @@ def question(roster: Roster, me: Mine, lang: str) -> dict[str, Any] | None:
     ]
     return {
         "number": view.number or 1, "phase": view.phase, "kind": view.kind, "options": options,
-        "short": all(len(option["text"]) <= 6 for option in options),  # three to a row
+        "short": all(len(text) <= 6 for text in texts),  # three to a row
         "prompt": QUESTIONS[view.question_id].say(lang, view.args), "long_texts": long_texts,
         "bars": bars(roster), "answered": view.answered or 0, "truth": truth(roster, lang),
     }  # fmt: skip

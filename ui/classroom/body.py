@@ -76,7 +76,12 @@ def route(params: ClassroomParams, lang: str) -> ClassroomParams:
         return start_view(ClassroomParams(), lang)
     key = teaching(room or "")
     if room and key:
-        teacher.view(room, key, lang)
+        try:
+            teacher.view(room, key, lang)
+        except LookupError as error:  # ended on another device, or expired
+            st.warning(said(error, lang), icon=":material/event_busy:")
+            TEACHING.set(("", ""))
+            return start_view(ClassroomParams(), lang)
         return ClassroomParams(room=room)
     if room:  # a phone: on to the phone page (an old link's token rides along once)
         student.send_on(room, lang, params.me)

@@ -220,13 +220,14 @@ def teacher_link(room: str, key: str, lang: str) -> None:
 
 
 def lock_toggle(room: str, key: str, lang: str) -> None:
-    """Lock the class: no one new joins (a stranger who found the code, a second phone)."""
-    locked = store().room(room).locked
-    wanted = st.toggle(t("cl_lock", lang), value=locked, key="classroom_lock",
-                       help=t("cl_lock_why", lang))  # fmt: skip
-    if wanted != locked:
-        act(room, key, "lock", wanted)
-        st.rerun()
+    """Lock the class: no one new joins (a stranger who found the code, a second phone). The
+    switch shows the store's state each run (another teacher device may have changed it) and
+    acts only when clicked."""
+    st.session_state["classroom_lock"] = store().room(room).locked
+    st.toggle(
+        t("cl_lock", lang), key="classroom_lock", help=t("cl_lock_why", lang),
+        on_change=lambda: act(room, key, "lock", st.session_state["classroom_lock"]),
+    )  # fmt: skip
 
 
 def answers_csv(room: str, key: str, lang: str) -> bytes:

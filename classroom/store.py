@@ -895,22 +895,24 @@ class Store:
             right=right,
         )
 
-    def answer(self, code: str, token: str, value: object) -> str:
+    def answer(self, code: str, token: str, value: object, number: int | None = None) -> str:
         """Answer the open question (the last answer counts); return its key in the tally.
+        ``number``: the question the phone showed (1, 2, …); a tap for one no longer asked is
+        refused "moved_on", never saved as an answer to the next.
 
         The answer is checked first in a read, so a bad one never waits or takes a write lock;
         one closer than ``pace`` seconds to this student's last answer waits the remainder
         (outside any transaction), then is accepted and committed before this returns.
         """
         with self._transaction(write=False) as conn:
-            student, asked = self._answerable(conn, code, token)
+            student, asked = self._answerable(conn, code, token, number)
             asked.question.normalise(asked.truth, value)
             last = student.last_answer_at
         wait = 0.0 if last is None else min(self.pace, last + self.pace - self._clock())
         if wait > 0:
             self._sleep(wait)
         with self._transaction(write=True) as conn:
-            student, asked = self._answerable(conn, code, token)
+            student, asked = self._answerable(conn, code, token, number)
             text, key = asked.question.normalise(asked.truth, value)
             now = self._clock()
             values = {"value": text, "answer_key": key, "answered_at": now}
@@ -930,13 +932,18 @@ class Store:
         self._changed(normalise_code(code) or "")
         return key
 
-    def _answerable(self, conn: Connection, code: str, token: str) -> tuple[Row[Any], _Asked]:
-        """The student and the open question they may answer; ValueError when none is open."""
+    def _answerable(
+        self, conn: Connection, code: str, token: str, number: int | None = None
+    ) -> tuple[Row[Any], _Asked]:
+        """The student and the open question they may answer (question ``number``, when given);
+        ValueError when none is open."""
         room = self._room(conn, code)
         student = self._student(conn, room, token)
         asked = self._asked(conn, room)
         if asked is None:
             raise Invalid("not_asked")
+        if number is not None and number != asked.number:
+            raise Invalid("moved_on")
         if room.phase != "open":
             raise Invalid("closed")
         return student, asked

@@ -94,9 +94,9 @@ class Hub:
     def _room(self, code: str) -> Watched:
         room = self.rooms.get(code)
         if room is None:
-            room = self.rooms[code] = Watched()
-            while len(self.rooms) > MAX_ROOMS:
+            while len(self.rooms) >= MAX_ROOMS:
                 self._forget_oldest()
+            room = self.rooms[code] = Watched()
         self.rooms.move_to_end(code)
         return room
 

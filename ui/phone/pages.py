@@ -18,7 +18,7 @@ from classroom.safety import normalise_code
 from classroom.store import Mine, Roster
 from ui.kit.text import t
 from ui.phone import web
-from ui.phone.api import Api
+from ui.phone.api import Api, mine
 
 HERE = Path(__file__).parent
 # Everything escaped, whatever a template's name: a nickname or an answer is a student's text.
@@ -96,6 +96,7 @@ def render(request: Request, screen: Screen, lang: str, status: int = 200) -> Re
         "locked": bool(view and view.locked), "me": me, "note": screen.note,
         "note_kind": screen.note_kind, "script": SCRIPT,
         "question": question(screen.roster, me, lang) if screen.roster and me else None,
+        "right": mine(screen.roster, me)["right"] if screen.roster and me else None,
     }  # fmt: skip
     name = "main.html" if request.query_params.get("part") == "main" else "page.html"
     response = TEMPLATES.TemplateResponse(request, name, context, status_code=status)
@@ -184,10 +185,11 @@ class Pages:
         elif form.get("do") == "name":
             await hub.call(hub.store.rename, code, token, form.get("nickname", ""))
         elif form.get("do") == "answer":
-            roster, _ = await self.api.student(code, token)
-            if str(roster.view.number) != form.get("number", str(roster.view.number)):
-                raise Invalid("moved_on")
-            await hub.call(hub.store.answer, code, token, form.get("value", ""))
+            shown = form.get("number", "")
+            number = int(shown) if shown.isdigit() and len(shown) < 6 else None
+            if shown and number is None:
+                raise Invalid("bad_request")
+            await hub.call(hub.store.answer, code, token, form.get("value", ""), number)
         else:
             raise Invalid("bad_request")
         return back

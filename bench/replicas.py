@@ -1,7 +1,8 @@
 """Several servers: nginx (deploy/nginx.conf, rendered) in front of `streamlit run` replicas
-that share one PostgreSQL database, and phones that answer through it over Streamlit's own
-websocket. The tests (tests/test_replicas.py) use the topology with small sizes; run by hand
-for the full class (never run by the tests):
+that share one PostgreSQL database, and phones that answer through it on the class's JSON API
+(``ui.phone``: ``/api/rooms/CODE/…``, a long-poll for the room's state), while each room's
+projector is a Streamlit session over its websocket. The tests (tests/test_replicas.py) use
+the topology with small sizes; run by hand for the full class (never run by the tests):
 
     python -m bench.replicas [--rooms 5] [--phones 40] [--questions 3] [--replicas 2]
 
@@ -19,14 +20,10 @@ take turns on one core); the 1-replica class pins its replica to core 0 alone, t
 replica of the 2-replica class has. nginx, PostgreSQL and the driver are left to the scheduler
 in both runs.
 
-The phones are this module's ``Tab`` (a ``bench.stream.Tab``): one thread per tab, each rerun
-sent and read to its end, the fragments' timers kept as the browser keeps them, the affinity
-cookie fetched as a browser gets it (by loading the page). It costs the driver about 0.3 ms of
-CPU per poll (200 idle phones: 0.8 CPU-s for 2,767 polls in 20 s). bench/classroom.py's
-emulation (now ``bench.stream.LiveTab``) was tried first: it carries no cookie (nginx then
-routes each websocket by a fresh key), its functions changed during this work, and in its one
-full run here one of the three questions never showed on any phone within its 60 s wait (not
-investigated).
+The phones are this module's ``Phone``: one thread each, long-polling ``…/state`` with
+ui/phone/phone.js's back-off, its token as ``Authorization: Bearer`` and the affinity cookie nginx
+set on its first request. The projectors are this module's ``Tab`` (a ``bench.stream.Tab``): each
+rerun sent and read to its end, the fragments' timers kept as the browser keeps them.
 """
 
 import argparse
@@ -34,6 +31,8 @@ import contextlib
 import ctypes
 import ctypes.util
 import html
+import http.client
+import json
 import os
 import random
 import re
@@ -46,11 +45,12 @@ import tempfile
 import threading
 import time
 import urllib.request
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import IO, Any
+from urllib.parse import urlsplit
 
 import psutil
 import sqlalchemy as sa
@@ -163,6 +163,20 @@ class Nginx:
                 found.append(Logged(**{**fields, "status": int(fields["status"])}))  # type: ignore[arg-type]
         return found
 
+    def reload(self, seconds: float = 10) -> None:
+        """Start fresh workers (SIGHUP), and wait up to ``seconds`` for the old ones to finish
+        what they serve and exit. Each worker counts a server's failures on its own (the file
+        has no shared ``zone``): after a replica was revived, a worker still in its fail_timeout
+        would send that replica's browsers to another; fresh workers know of no failure."""
+        old = {child.pid for child in psutil.Process(self.process.pid).children()}
+        self.process.send_signal(signal.SIGHUP)
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            now = {child.pid for child in psutil.Process(self.process.pid).children()}
+            if now and not now & old:
+                return
+            time.sleep(0.05)
+
     def stop(self) -> None:
         if self.process.poll() is None:
             os.killpg(self.process.pid, signal.SIGTERM)
@@ -268,7 +282,9 @@ class Topology:
         except BaseException:
             self.close()
             raise
-        self._cookies: dict[str, str] = {}  # probe → home, read with all up
+        self._cookies: dict[str, str] = {}  # probe → the upstream nginx chose, read with all up
+        self._handed: set[str] = set()  # cookies_for's values so far
+        self.homes: list[str] = []
         self.homes = [self.cookie_for(i) for i in range(replicas)]
 
     @property
@@ -277,11 +293,14 @@ class Topology:
         return self.nginx.base
 
     def revive(self, index: int) -> None:
-        """Start replica ``index`` again on its port (after a kill), and wait until healthy."""
+        """Start replica ``index`` again on its port (after a kill), wait until healthy, and
+        until nginx's fresh workers send its browsers to it again."""
         old = self.replicas[index]
         old.stop()
         self.replicas[index] = Replica(self.db_url, old.cpus, old.port)
         self.replicas[index].wait_healthy()
+        assert self.nginx is not None
+        self.nginx.reload()
         self.wait_routed(index)
 
     def wait_routed(self, index: int, seconds: float = 30) -> None:
@@ -307,20 +326,42 @@ class Topology:
                 return i
         return None
 
-    def cookie_for(self, index: int, tries: int = 200) -> str:
-        """An affinity cookie value that nginx's consistent hash sends to replica ``index``,
+    def cookie_for(self, index: int) -> str:
+        """An affinity cookie value that nginx's consistent hash sends to replica ``index`` (the
+        same one each time: the replica's "home" cookie)."""
+        return self._probe(index, 1)[0]
+
+    def cookies_for(self, index: int, count: int) -> list[str]:
+        """``count`` affinity cookie values that nginx sends to replica ``index``, none of them
+        handed out before (nor a home cookie): one per phone, as each browser has its own."""
+        found = self._probe(index, count, skip={*self._handed, *self.homes})
+        self._handed.update(found)
+        return found
+
+    def _probe(
+        self, index: int, count: int, skip: Collection[str] = (), tries: int = 2000
+    ) -> list[str]:
+        """The first ``count`` probe values not in ``skip`` that nginx sends to replica ``index``,
         found by asking nginx itself (a health check per candidate, read from its log)."""
         assert self.nginx is not None
-        for n in range(tries):
-            value = f"probe{n}"
-            if value not in self._cookies and all(r.alive() for r in self.replicas):
-                get(self.base + "/_stcore/health", cookie=value)
+        found: list[str] = []
+        for start in range(0, tries, 20):
+            batch = [f"probe{n}" for n in range(start, start + 20)]
+            unknown = [value for value in batch if value not in self._cookies]
+            if unknown and all(r.alive() for r in self.replicas):
+                for value in unknown:
+                    get(self.base + "/_stcore/health", cookie=value)
                 for entry in self.nginx.log():
-                    if entry.affinity == value:
-                        self._cookies[value] = entry.upstream
-            if self.replica_of(self._cookies.get(value, "")) == index:
-                return value
-        raise RuntimeError(f"no cookie of {tries} reaches replica {index}")
+                    if entry.affinity in unknown:
+                        self._cookies[entry.affinity] = entry.upstream
+            found += [
+                value
+                for value in batch
+                if value not in skip and self.replica_of(self._cookies.get(value, "")) == index
+            ]
+            if len(found) >= count:
+                return found[:count]
+        raise RuntimeError(f"not {count} cookies of {tries} reach replica {index}")
 
     def close(self) -> None:
         if self.nginx is not None:
@@ -343,13 +384,7 @@ def get(url: str, cookie: str | None = None, timeout: float = 10) -> tuple[bytes
     if cookie:
         request.add_header("Cookie", f"{COOKIE}={cookie}")
     with urllib.request.urlopen(request, timeout=timeout) as response:
-        body = response.read()
-        set_cookie = response.headers.get_all("Set-Cookie") or []
-    for header in set_cookie:
-        name, _, rest = header.partition("=")
-        if name.strip() == COOKIE:
-            return body, rest.split(";")[0]
-    return body, None
+        return response.read(), _affinity(response.headers.get_all("Set-Cookie") or [])
 
 
 # --- a browser tab, reduced to its websocket ---------------------------------------------------
@@ -481,12 +516,6 @@ class Tab(stream.Tab):
     def has(self, text: str, kind: str | None = None) -> bool:
         return any(text in s for s in self.texts(kind))
 
-    @property
-    def token(self) -> str:
-        """This phone's student token, from its link (``me=…``)."""
-        found = re.search(r"(?:^|&)me=([^&]+)", self.query)
-        return urllib.request.unquote(found.group(1)) if found else ""
-
 
 def wait_for(tab: Tab, done: Callable[[], bool], seconds: float) -> bool:
     """Let ``tab`` run its fragments' timers, as an open browser tab does, until ``done()``
@@ -516,34 +545,6 @@ def says(tab: Tab, key: str, kind: str | None = None) -> bool:
     return any(tab.has(lead(key, lang).strip(), kind) for lang in LANGS)
 
 
-def _after(tab: Tab, key: str) -> str | None:
-    """The rest of the first text the tab shows as html that begins with string ``key``."""
-    for lang in LANGS:
-        prefix = lead(key, lang)
-        for text in tab.texts("html"):
-            if text.startswith(prefix):
-                return text[len(prefix) :].strip()
-    return None
-
-
-def nickname(tab: Tab) -> str:
-    """The nickname the phone shows ("You are: …")."""
-    return _after(tab, "cl_you_are") or ""
-
-
-def my_answer(tab: Tab) -> str | None:
-    """The answer the phone says the database holds for it ("Your answer: …"), if it shows
-    "received" (the page shows both only for an answer read back after its commit)."""
-    if not says(tab, "cl_received", "success"):
-        return None
-    return _after(tab, "cl_your_answer")
-
-
-def picks(tab: Tab) -> list[str]:
-    """The keys of the open question's answer buttons, in order."""
-    return [key for key in tab.widget_keys() if key.startswith("classroom_pick_")]
-
-
 def answered_count(tab: Tab) -> int | None:
     """The projector's live count ("Answered N of M"), if it shows one."""
     for text in tab.texts("markdown"):
@@ -553,54 +554,207 @@ def answered_count(tab: Tab) -> int | None:
     return None
 
 
-@dataclass
+# --- a phone: the class's JSON API (ui/phone), through nginx -----------------------------------
+
+
+@dataclass(frozen=True)
+class Reply:
+    """One answer of the API: what was asked ("GET state?since=3"), its status (0 when none
+    came: refused, reset, timed out), its JSON (``{"error": …}`` for nginx's own pages too), its
+    Retry-After in seconds, when it was asked (time.monotonic) and its seconds."""
+
+    what: str
+    status: int
+    body: dict[str, Any]
+    retry_after: float | None
+    started: float
+    seconds: float
+
+    @property
+    def ok(self) -> bool:
+        return 200 <= self.status < 300
+
+    @property
+    def error(self) -> str:
+        return str(self.body.get("error", ""))
+
+
+def _json(raw: bytes, status: int) -> dict[str, Any]:
+    """An API body as a dict; an error's page that is not JSON (nginx's 502) as its status."""
+    try:
+        found = json.loads(raw)
+    except ValueError:
+        found = None
+    return found if isinstance(found, dict) else {"error": f"http_{status}"}
+
+
+def _affinity(set_cookie: list[str]) -> str | None:
+    """The affinity cookie among a response's Set-Cookie headers, if nginx set it."""
+    for header in set_cookie:
+        name, _, rest = header.partition("=")
+        if name.strip() == COOKIE:
+            return rest.split(";")[0]
+    return None
+
+
 class Phone:
-    """A student: a tab on the join link, joined with one tap; what they were told is kept."""
+    """A student's phone on the class's JSON API through nginx, as the light phone page's script
+    uses it: an affinity cookie of its own (the one nginx sets on its first answer unless it is
+    given one, kept as a browser keeps it), its token as ``Authorization: Bearer``, the room as
+    the last state it was told. What it sent and what was acknowledged are kept.
 
-    tab: Tab
-    name: str = ""
-    acked: dict[int, str] = field(default_factory=dict)  # question number → acknowledged answer
-    sent: dict[int, list[str]] = field(default_factory=dict)  # every answer tapped
-    seen_at: dict[int, float] = field(default_factory=dict)  # when each question appeared
-    tapped_at: dict[int, float] = field(default_factory=dict)  # the acknowledged answer's tap
-    acked_at: dict[int, float] = field(default_factory=dict)
+    Its long-poll is ui/phone/phone.js's: again at once after a 200; after a failure (no answer,
+    502, 503) 1 s, twice as long after each failure in a row, at most 10 s; never after a 404 or
+    403. The tests and the bench ask choice questions only, whose stored value is the option's
+    key (what a 200 says was saved).
+    """
 
-    def join(self) -> "Phone":
-        self.tab.tap("classroom_join")
-        if not self.tab.token:
-            raise RuntimeError(f"join failed: {self.tab.texts()}")
-        self.name = nickname(self.tab)
+    def __init__(
+        self, base: str, code: str, cookie: str | None = None, lang: str = "en", timeout: float = 40
+    ) -> None:
+        split = urlsplit(base)
+        self.host, self.port = split.hostname or "127.0.0.1", split.port or 80
+        self.code = code
+        self.cookie = cookie
+        self.lang = lang
+        self.timeout = timeout  # s: a request's own limit (phone.js: 40 s)
+        self.token = ""
+        self.name = ""
+        self.state: dict[str, Any] = {}  # the room as the API last said it (GET …/state)
+        self.replies: list[Reply] = []  # every reply, in order
+        self.acked: dict[int, str] = {}  # question number → the answer a 200 acknowledged
+        self.sent: dict[int, list[str]] = {}  # every answer tapped
+        self.seen_at: dict[int, float] = {}  # when each question was first told open
+        self.tapped_at: dict[int, float] = {}  # the acknowledged answer's tap
+        self.acked_at: dict[int, float] = {}
+        self.failures: list[str] = []
+        self._pause = 0.0  # s before the next long-poll (phone.js's back-off)
+        self._closed = threading.Event()
+        self._open: set[http.client.HTTPConnection] = set()
+
+    # asking the API
+
+    def call(
+        self, method: str, what: str, body: dict[str, Any] | None = None, timeout: float = 0
+    ) -> Reply:
+        """One request to ``/api/rooms/CODE/<what>`` through nginx, its reply kept; the affinity
+        cookie nginx sets is kept."""
+        headers = {"Accept": "application/json", "Accept-Language": self.lang}
+        if self.cookie:
+            headers["Cookie"] = f"{COOKIE}={self.cookie}"
+        if self.token:
+            headers["Authorization"] = f"Bearer {self.token}"
+        data = None
+        if body is not None:
+            data = json.dumps(body).encode()
+            headers["Content-Type"] = "application/json"
+        connection = http.client.HTTPConnection(
+            self.host, self.port, timeout=timeout or self.timeout
+        )
+        self._open.add(connection)
+        started = time.monotonic()
+        try:
+            connection.request(method, f"/api/rooms/{self.code}/{what}", data, headers)
+            response = connection.getresponse()
+            raw = response.read()
+            status, retry = response.status, response.headers.get("Retry-After")
+            found = _json(raw, status)
+            cookie = _affinity(response.headers.get_all("Set-Cookie") or [])
+        except (OSError, http.client.HTTPException) as error:
+            status, retry, found, cookie = 0, None, {"error": f"no_answer: {error!r}"}, None
+        finally:
+            connection.close()
+            self._open.discard(connection)
+        if self.cookie is None and cookie:
+            self.cookie = cookie
+        after = float(retry) if retry and retry.replace(".", "", 1).isdigit() else None
+        reply = Reply(f"{method} {what}", status, found, after, started, time.monotonic() - started)
+        self.replies.append(reply)
+        return reply
+
+    def join(self, seconds: float = 10) -> "Phone":
+        """Join the class (POST …/students): the token and nickname it is given. Told 503
+        (nothing saved: the database away a moment, the server busy), it taps Join again after
+        Retry-After, for ``seconds`` at most."""
+        deadline = time.monotonic() + seconds
+        reply = self.call("POST", "students", {"lang": self.lang})
+        while reply.status == 503 and time.monotonic() + (reply.retry_after or 1) < deadline:
+            time.sleep(reply.retry_after or 1)
+            reply = self.call("POST", "students", {"lang": self.lang})
+        if reply.status != 201:
+            raise RuntimeError(f"join failed: {reply.status} {reply.body}")
+        self.token, self.name = str(reply.body["token"]), str(reply.body["nickname"])
         return self
 
+    def look(self, since: int | None = None, timeout: float = 0) -> Reply:
+        """GET …/state: at once, or with ``since`` a long-poll the server holds until the room
+        moves past that version (at most its 25 s); a 200 becomes the phone's state."""
+        reply = self.call(
+            "GET", "state" if since is None else f"state?since={since}", None, timeout
+        )
+        if reply.status == 200:
+            self.state = reply.body
+            number = self.question()
+            if number is not None:
+                self.seen_at.setdefault(number, time.monotonic())
+        return reply
+
+    def listen(self, until: Callable[[dict[str, Any]], bool], seconds: float) -> bool:
+        """Long-poll as the phone page's script does until ``until(state)`` holds (True); False
+        after ``seconds``, once the class refuses it (404, 403), or once the phone is closed."""
+        deadline = time.monotonic() + seconds
+        while not until(self.state):
+            left = deadline - time.monotonic()
+            if left <= 0 or self._closed.is_set():
+                return False
+            reply = self.look(self.state.get("version"), timeout=min(self.timeout, left + 1))
+            if reply.ok:
+                self._pause = 0.0
+            elif reply.status in (403, 404):
+                return False
+            else:
+                self._pause = min(self._pause * 2 or 1.0, 10.0)
+                self._closed.wait(min(self._pause, max(0.0, deadline - time.monotonic())))
+        return True
+
     def wait_question(self, number: int, seconds: float = 10) -> bool:
-        """Let the phone poll (its fragment's timer) until it shows question ``number``."""
-        if wait_for(self.tab, lambda: self.question() == number, seconds):
-            self.seen_at.setdefault(number, time.monotonic())
-            return True
-        return False
+        """Long-poll until the phone is told question ``number`` is open."""
+        return self.listen(lambda state: self.question(state) == number, seconds)
 
-    def question(self) -> int | None:
-        """The number of the open question the phone shows buttons for."""
-        numbers = {int(key.split("_")[2]) for key in picks(self.tab)}
-        return max(numbers) if numbers else None
+    def question(self, state: dict[str, Any] | None = None) -> int | None:
+        """The number of the open question (in ``state``, else the phone's last state)."""
+        state = self.state if state is None else state
+        return (
+            int(state["number"]) if state.get("phase") == "open" and state.get("number") else None
+        )
 
-    def answer(self, choice: int | None = None, rng: random.Random | None = None) -> str | None:
-        """Tap an answer to the open question; return the answer when acknowledged."""
+    def answer(self, choice: int | None = None, rng: random.Random | None = None) -> Reply:
+        """Tap an answer to the open question the phone was told of (its option ``choice``, else
+        one at random), sent with the question's number (a late tap never answers the next);
+        acknowledged only by a 200."""
         number = self.question()
         if number is None:
-            return None
-        keys = [k for k in picks(self.tab) if k.startswith(f"classroom_pick_{number}_")]
-        key = keys[choice % len(keys)] if choice is not None else (rng or random).choice(keys)
-        label = next(s.text for s in self.tab.shown() if s.key == key)
+            raise RuntimeError(f"{self.name}: no open question to answer ({self.state})")
+        options = list(self.state["options"])
+        value = (
+            options[choice % len(options)]
+            if choice is not None
+            else (rng or random).choice(options)
+        )
         tapped = time.monotonic()
-        self.sent.setdefault(number, []).append(label)
-        self.tab.tap(key)
-        got = my_answer(self.tab)
-        if got is not None and self.tab.has(label, "html"):
-            self.acked[number] = got
-            self.tapped_at[number] = tapped
-            self.acked_at[number] = time.monotonic()
-        return got
+        self.sent.setdefault(number, []).append(value)
+        reply = self.call("POST", "answers", {"value": value, "number": number})
+        if reply.status == 200:
+            self.acked[number] = str(reply.body["answer_key"])
+            self.tapped_at[number], self.acked_at[number] = tapped, time.monotonic()
+        return reply
+
+    def close(self) -> None:
+        """Stop listening: a long-poll in flight is cut, none is sent again."""
+        self._closed.set()
+        for connection in list(self._open):
+            with contextlib.suppress(OSError, AttributeError):
+                connection.sock.shutdown(socket.SHUT_RDWR)  # type: ignore[union-attr]
 
 
 def answers_in_db(db_url: str) -> dict[tuple[str, str, int], str]:
@@ -637,14 +791,13 @@ GOALS = {"answer": 2.0, "question": 3.0}  # s, p95: tap → projector, teacher �
 
 class Projector:
     """A teacher's tab: Start, then Ask through the page's own form; a thread of its own keeps
-    its timer (the live count, every second) and notes every count it shows."""
+    its timer (the live count) and notes every count it shows."""
 
     def __init__(self, base: str) -> None:
         self.tab = Tab(base, "lang=en").open()
         self.tab.tap("classroom_start")
-        links = " ".join(self.tab.texts("code"))
-        self.code = re.search(r"room=([A-Z0-9]+)", links).group(1)  # type: ignore[union-attr]
-        self.key = re.search(r"key=([\w-]+)", links).group(1)  # type: ignore[union-attr]
+        links = " ".join(self.tab.texts("code"))  # the join link: /join/CODE
+        self.code = re.search(r"/join/([A-Z0-9]+)", links).group(1)  # type: ignore[union-attr]
         self.counts: list[tuple[float, int]] = []  # (time.monotonic(), answered)
         self.asked_at: dict[int, float] = {}
         self._ask: list[tuple[int, str]] = []
@@ -678,29 +831,23 @@ class Projector:
         return max((n for _, n in self.counts), default=0)
 
 
-def phone_life(
-    phone: Phone, projector: Projector, pauses: dict[int, float], stop: threading.Event
-) -> None:
-    """A student's phone for the whole class: it polls (its timer), sees each question, taps an
-    answer ``pauses[n]`` s after seeing question n, and waits for the next."""
+def phone_life(phone: Phone, pauses: dict[int, float], stop: threading.Event) -> None:
+    """A student's phone for the whole class: it long-polls the room (as the phone page's script
+    does), taps an answer ``pauses[n]`` s after it is told question n is open, and waits for the
+    next."""
     rng = random.Random(phone.name)
     try:
         while not stop.is_set():
             number = phone.question()
-            now = time.monotonic()
-            if number in projector.asked_at and number not in phone.seen_at:
-                phone.seen_at[number] = now
-            due = phone.tab.next_due()
-            if number in phone.seen_at and number not in phone.sent:
+            if number is not None and number not in phone.sent:
                 tap_at = phone.seen_at[number] + pauses.get(number, 0.0)
-                if now >= tap_at:
+                if not stop.wait(max(0.0, tap_at - time.monotonic())):
                     phone.answer(rng=rng)
-                    continue
-                due = min(due, tap_at - now)
-            stop.wait(due)
-            phone.tab.tick()
+                continue
+            version = phone.state.get("version")
+            phone.listen(lambda state, v=version: state.get("version") != v, 60)
     except Exception as error:  # a failure is counted, never hidden
-        phone.tab.failures.append(repr(error))
+        phone.failures.append(repr(error))
 
 
 @dataclass
@@ -854,9 +1001,9 @@ class ClassResult:
     burst_wait: dict[str, float] = field(default_factory=dict)  # s waiting for a CPU, in them
     burst_pool: dict[str, tuple[float, float]] = field(default_factory=dict)  # Meter.busy_in
     pool: dict[str, int] = field(default_factory=dict)  # most PostgreSQL connections at once
-    unavailable: int = 0  # "not saved yet" warnings the phones and projectors were shown
+    unavailable: int = 0  # 503s told to the phones, "not saved yet" warnings to the projectors
     seconds: float = 0.0
-    served: dict[int, int] = field(default_factory=dict)  # replica → websockets it served
+    served: dict[int, int] = field(default_factory=dict)  # replica → phones' API requests
     asked: list[str] = field(default_factory=list)  # the questions the database holds
     failures: list[str] = field(default_factory=list)
 
@@ -878,20 +1025,16 @@ def play_class(
 ) -> dict[str, list[Phone]]:
     """Each room's teacher starts a class and its phones join (spread over ``spread`` s); then
     each question is asked in every room at the same moment (the worst case) and answered within
-    ``window`` s. One thread per tab."""
+    ``window`` s. One thread per phone and per projector."""
     rng = random.Random(seed)
     projectors = [Projector(base) for _ in range(result.rooms)]
-    rooms = [
-        (pr, [Phone(Tab(base, f"room={pr.code}&lang=en")) for _ in range(result.phones)])
-        for pr in projectors
-    ]
+    rooms = [(pr, [Phone(base, pr.code) for _ in range(result.phones)]) for pr in projectors]
     everyone = [phone for _, phones in rooms for phone in phones]
 
     def join(phone: Phone) -> None:
         time.sleep(rng.uniform(0, spread))
         began = time.monotonic()
         try:
-            phone.tab.open()
             phone.join()
             result.join.append(time.monotonic() - began)
         except Exception as error:  # a failure is counted, never hidden
@@ -904,10 +1047,10 @@ def play_class(
     lives = [
         threading.Thread(
             target=phone_life,
-            args=(phone, projector, {n: pauses[n][i] for n in pauses}, stop),
+            args=(phone, {n: pauses[n][i] for n in pauses}, stop),
             daemon=True,
         )
-        for i, (projector, phone) in enumerate((pr, ph) for pr, phs in rooms for ph in phs)
+        for i, phone in enumerate(everyone)
         if phone.name
     ]
     for projector in projectors:
@@ -915,7 +1058,7 @@ def play_class(
     for thread in lives:
         thread.start()
     try:
-        time.sleep(5)  # every phone polling
+        time.sleep(5)  # every phone long-polling
         for number, question in enumerate(QUESTIONS_ASKED[: result.questions], 1):
             for projector in projectors:
                 projector.ask(number, question)
@@ -941,18 +1084,23 @@ def play_class(
             time.sleep(2)
     finally:
         stop.set()
+        for phone in everyone:
+            phone.close()
         for projector in projectors:
             projector.stop.set()
             projector._wake.set()
         for thread in [*lives, *(pr.thread for pr in projectors)]:
             thread.join(timeout=60)
-        for tab in [phone.tab for phone in everyone] + [pr.tab for pr in projectors]:
-            tab.close()
-            result.failures += tab.failures
+        for projector in projectors:
+            projector.tab.close()
+            result.failures += projector.tab.failures
+        for phone in everyone:
+            result.failures += phone.failures
     result.acknowledged = sum(len(p.acked) for p in everyone)
-    tabs = [phone.tab for phone in everyone] + [projector.tab for projector in projectors]
-    unavailable = tuple(lead("cl_unavailable", lang).strip() for lang in LANGS)
-    result.unavailable = sum(1 for tab in tabs for text in tab.warned if text in unavailable)
+    unavailable = tuple(lead("refusal_unavailable", lang).strip() for lang in LANGS)
+    result.unavailable = sum(
+        1 for pr in projectors for text in pr.tab.warned if text in unavailable
+    ) + sum(1 for p in everyone for reply in p.replies if reply.status == 503)
     return {projector.code: phones for projector, phones in rooms}
 
 
@@ -994,9 +1142,8 @@ def measure_class(
             result.stored = sum(1 for code, _, _ in held if code in rooms)
             result.lost = lost_answers(rooms, db_url)
             result.asked = sorted(_asked(db_url))
-            time.sleep(2)  # nginx logs each websocket as it closes
-            streams = [e for e in topology.nginx.log() if e.uri == "/_stcore/stream"]
-            served = [topology.replica_of(e.upstream) for e in streams]
+            requests = [e for e in topology.nginx.log() if e.uri.startswith("/api/rooms/")]
+            served = [topology.replica_of(e.upstream) for e in requests]
             result.served = {i: served.count(i) for i in range(replicas)}
     return result
 
@@ -1013,7 +1160,7 @@ def report(result: ClassResult) -> None:
         f"\n{result.replicas} replica(s): {result.rooms} rooms × {result.phones} phones, "
         f"{result.questions} questions; joined {result.joined} (open + Join p50 "
         f"{percentile(result.join, 0.5):.2f} s, p95 {percentile(result.join, 0.95):.2f} s); "
-        f"websockets per replica {result.served}; asked {', '.join(result.asked)}"
+        f"phones' API requests per replica {result.served}; asked {', '.join(result.asked)}"
     )
     print(
         f"answers lost: {len(result.lost)} acknowledged answers missing; the database holds "
@@ -1050,9 +1197,9 @@ def report(result: ClassResult) -> None:
     replicas = sum(v for k, v in result.burst_cpu.items() if k.startswith("replica"))
     runs = result.joined * len(result.bursts)
     print(
-        f"replicas' CPU per phone's full rerun in the bursts: {replicas / max(runs, 1) * 1e3:.0f} "
+        f"replicas' CPU per phone per burst: {replicas / max(runs, 1) * 1e3:.0f} "
         f"ms; most PostgreSQL connections at once per replica {result.pool} (its pool: 5 + 5); "
-        f"'not saved yet' warnings shown: {result.unavailable}"
+        f"503s and 'not saved yet' warnings: {result.unavailable}"
     )
     for name, (mean, full) in result.burst_pool.items():
         print(

@@ -142,20 +142,33 @@ def _read_block_yaml(text: str) -> dict[str, Any]:
     return root
 
 
-# --- Chromium windows pinned to a replica -------------------------------------------------------
+# --- a replica killed, and started again afterwards ----------------------------------------------
+
+
+@contextlib.contextmanager
+def revived_afterwards(cluster: Cluster, victim: int) -> Iterator[None]:
+    """Whatever the test did, replica ``victim`` is alive again afterwards, and nginx sends its
+    own browsers to it again (the next test meets both replicas)."""
+    try:
+        yield
+    finally:
+        if not cluster.topology.replicas[victim].alive():
+            cluster.topology.revive(victim)
+
+
+# --- Chromium windows pinned to a replica (the teacher's projector) ----------------------------
 
 
 class Window:
-    """A Chromium window (its own context, so its own cookies) whose affinity cookie sends it to
-    a chosen replica; it counts the websockets it opened and the script runs each finished, so a
-    test can wait for a reconnection."""
+    """A laptop's Chromium window (its own context, so its own cookies) whose affinity cookie
+    sends it to a chosen replica; it counts the websockets it opened and the script runs each
+    finished, so a test can wait for a reconnection."""
 
-    def __init__(self, browser: Any, base: str, cookie: str, phone: bool = True) -> None:
+    def __init__(self, browser: Any, base: str, cookie: str) -> None:
         from bench.replicas import COOKIE
 
-        size = {"width": 390, "height": 844} if phone else {"width": 1280, "height": 720}
         self.base = base
-        self.context = browser.new_context(viewport=size, locale="en-US")
+        self.context = browser.new_context(viewport={"width": 1280, "height": 720}, locale="en-US")
         self.context.add_cookies([{"name": COOKIE, "value": cookie, "url": base}])
         self.page = self.context.new_page()
         self.sockets: list[list[int]] = []  # one [finished runs] per websocket opened
@@ -194,46 +207,34 @@ class Window:
 
 @contextlib.contextmanager
 def windows_on(cluster: Cluster, victim: int) -> Iterator[Any]:
-    """Chromium, and ``open(replica, phone=True)`` for windows pinned to a replica; afterwards,
-    whatever the test did, every window is closed and replica ``victim`` is alive again."""
+    """Chromium, and ``open(replica)`` for windows pinned to a replica; afterwards, whatever the
+    test did, every window is closed and replica ``victim`` is alive again."""
     from browser_support import launch, require_browser
     from playwright.sync_api import sync_playwright
 
     require_browser()
     topology, windows = cluster.topology, []
 
-    def open_window(replica: int, phone: bool = True) -> Window:
-        windows.append(Window(browser, cluster.base, topology.cookie_for(replica), phone))
+    def open_window(replica: int) -> Window:
+        windows.append(Window(browser, cluster.base, topology.cookie_for(replica)))
         return windows[-1]
 
-    try:
-        with sync_playwright() as playwright:
-            browser = launch(playwright)
-            yield open_window
-            browser.close()
-    finally:
-        for window in windows:
-            window.close()
-        if not topology.replicas[victim].alive():
-            topology.revive(victim)
+    with revived_afterwards(cluster, victim):
+        try:
+            with sync_playwright() as playwright:
+                browser = launch(playwright)
+                yield open_window
+                browser.close()
+        finally:
+            for window in windows:
+                window.close()
 
 
 def start_class(teacher: Window) -> str:
-    """The teacher's window starts a class; its room code."""
+    """The teacher's window starts a class; its room code (from the join link it shows)."""
     teacher.page.goto(f"{teacher.base}/classroom?lang=en")
     teacher.page.locator(".st-key-classroom_start button").click()
-    link = teacher.text("[data-testid=stCode]", "?room=", 30)
-    found = re.search(r"\?room=([A-Z0-9]+)", link)
+    link = teacher.text("[data-testid=stCode]", "/join/", 30)
+    found = re.search(r"/join/([A-Z0-9]+)", link)
     assert found, link
     return found.group(1)
-
-
-def join_class(phone: Window, code: str) -> tuple[str, str]:
-    """A phone's window joins class ``code``: its nickname and token."""
-    phone.page.goto(f"{phone.base}/classroom?room={code}&lang=en")
-    phone.page.locator(".st-key-classroom_join button").click()
-    phone.page.wait_for_url(re.compile(r"me="), timeout=30_000)
-    name = phone.text("p.safe", "You are:").split(":", 1)[1].strip()
-    token = re.search(r"me=([^&]+)", phone.page.url)
-    assert token, phone.page.url
-    return name, token.group(1)

@@ -34,7 +34,7 @@ GONE = {"ended", "expired", "no_room"}  # the class is not there: nothing to joi
 class Screen:
     """What one phone's page shows: which view, for which class, and a note (a refusal)."""
 
-    view: str  # ask_code, gone, join or student
+    view: str  # ask_code, gone, join, student, or away (the database did not answer)
     code: str | None = None
     roster: Roster | None = None
     me: Mine | None = None
@@ -92,7 +92,7 @@ def render(request: Request, screen: Screen, lang: str, status: int = 200) -> Re
     context = {
         "t": lambda key, **fields: t(key, lang, **fields), "lang": lang, "title": title,
         "languages": LANGUAGES, "view": screen.view, "code": screen.code,
-        "version": view.version if view else "", "live": screen.view == "student",
+        "version": view.version if view else -1, "live": screen.view in ("student", "away"),
         "locked": bool(view and view.locked), "me": me, "note": screen.note,
         "note_kind": screen.note_kind, "script": SCRIPT,
         "question": question(screen.roster, me, lang) if screen.roster and me else None,
@@ -149,7 +149,8 @@ class Pages:
         try:
             screen = await self.screen(request, code, lang)
         except Refusal as error:
-            return render(request, Screen("gone", code, note=sentence(error, lang)), lang, 503)
+            away = Screen("away", code, note=sentence(error, lang))  # the database, a moment
+            return render(request, away, lang, web.status(error))
         return render(request, screen, lang, 404 if screen.view == "gone" else 200)
 
     async def post(self, request: Request) -> Response:
@@ -201,6 +202,6 @@ class Pages:
         try:
             screen = await self.screen(request, code, lang) if code else Screen("gone")
         except Refusal:
-            screen = Screen("gone", code)
+            screen = Screen("away", code)  # the database is away: the page looks again
         screen = Screen(screen.view, screen.code, screen.roster, screen.me, note, "bad")
         return render(request, screen, lang, web.status(error))

@@ -19,20 +19,26 @@
     get("/api/rooms/" + code + "/state?since=" + version, function (status, text) {
       if (status === 200) {
         var now = String(JSON.parse(text).version);
-        if (now !== version) { version = now; redraw(); }
-        pause = 0;
-        setTimeout(poll, 0);
+        if (now !== version) redraw(now, false);
+        else setTimeout(poll, 0);
       } else if (status === 404 || status === 403) {
-        redraw();  // ended, expired or removed: the page says so, and nothing more will come
+        redraw(version, true);  // ended, expired or removed: the page says so, and nothing more
       } else {
-        pause = Math.min(pause ? pause * 2 : 1000, 10000);  // away or busy: try again later
-        setTimeout(poll, pause);
+        later();  // away or busy: try again, less often each time
       }
     });
   }
-  function redraw() {
+  function later() {
+    pause = Math.min(pause ? pause * 2 : 1000, 10000);
+    setTimeout(poll, pause);
+  }
+  function redraw(now, last) {
     get("/join/" + code + "?part=main&" + lang, function (status, text) {
-      if (status === 200) root.innerHTML = text;
+      if (status === 200 || last) root.innerHTML = text;
+      if (status === 200) { version = now; pause = 0; }
+      if (last) return;
+      if (status === 200) setTimeout(poll, 0);
+      else later();
     });
   }
   poll();

@@ -954,13 +954,13 @@ def test_the_language_is_the_links_else_the_browsers(client, room):
     """?lang= wins; without it the browser's Accept-Language (zh-CN: Chinese, en-GB: English)."""
     zh = client.get(f"/join/{room.code}", headers={"Accept-Language": "zh-CN,zh;q=0.9"})
     assert '<html lang="zh-CN">' in zh.text
-    assert said("cl_join_why", "zh") in text_of(zh)
+    assert said("ph_join_why", "zh") in text_of(zh)
     assert said("cl_join", "zh") in zh.text
     en = client.get(f"/join/{room.code}?lang=en", headers={"Accept-Language": "zh-CN"})
     assert '<html lang="en">' in en.text
-    assert said("cl_join_why", "en") in text_of(en)
+    assert said("ph_join_why", "en") in text_of(en)
     by_browser = client.get(f"/join/{room.code}", headers={"Accept-Language": "en-GB,en"})
-    assert said("cl_join_why", "en") in text_of(by_browser)
+    assert said("ph_join_why", "en") in text_of(by_browser)
     refused = client.get(api("ZZZZZZ", "state"), headers={"Accept-Language": "zh-CN"})
     assert refused.json()["message"] == said("no_room", "zh")
     refused = client.get(api("ZZZZZZ", "state") + "?lang=en", headers={"Accept-Language": "zh"})

@@ -18,8 +18,8 @@ def prompt(room: RoomView, lang: str) -> None:
     safe_text(question.say(lang, room.args), tag="h3", size="1.45rem")
     texts = room.option_text.get(lang, room.options)
     if room.kind == "choice" and tuple(texts) != tuple(room.options):  # the articles' A–D
-        for text in texts:
-            safe_text(text)
+        for option, text in zip(room.options, texts, strict=True):
+            safe_text(f"{option}. {text}")
 
 
 def labels(room: RoomView) -> tuple[str, ...]:

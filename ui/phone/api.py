@@ -2,9 +2,10 @@
 any other client use it. A phone is its cookie or ``Authorization: Bearer TOKEN``; refusals are
 the store's codes with their HTTP status (``web.status``)."""
 
+import asyncio
 import json
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -16,6 +17,7 @@ from classroom.store import Mine, Roster
 from ui.phone import web
 from ui.phone.hub import Hub
 
+T = TypeVar("T")
 Handler = Callable[["Api", Request], Awaitable[Response]]
 
 
@@ -37,6 +39,26 @@ def answered(handler: Handler) -> Handler:
             return refused(error, web.lang(request))
 
     return wrapped
+
+
+async def unless_gone(request: Request, waiting: Awaitable[T]) -> T | None:
+    """``waiting``'s result, or None once the client has gone (a phone that left, a page that
+    answered and moved on): its wait ends then, not WAIT seconds later."""
+    work = asyncio.ensure_future(waiting)
+    gone = asyncio.ensure_future(_disconnected(request))
+    try:
+        await asyncio.wait({work, gone}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for task in (work, gone):
+            if not task.done():
+                task.cancel()
+    return work.result() if work.done() and not work.cancelled() else None
+
+
+async def _disconnected(request: Request) -> None:
+    """Return when the client closes the connection (a GET's body is already read)."""
+    while (await request.receive())["type"] != "http.disconnect":
+        pass
 
 
 def code_of(request: Request) -> str:
@@ -118,7 +140,11 @@ class Api:
         roster, me = await self.student(code, token)
         since = request.query_params.get("since", "")
         if since.lstrip("-").isdigit():
-            roster = await self.hub().wait(code, lambda r: r.view.version > int(since))
+            moved = await unless_gone(
+                request, self.hub().wait(code, lambda r: r.view.version > int(since))
+            )
+            if moved is None:
+                return Response(status_code=204)  # nobody is listening any more
             roster, me = await self.student(code, token)
         return Response(self.state_body(code, roster, me), media_type="application/json")
 
@@ -182,7 +208,9 @@ class Api:
             raise Forbidden("not_teacher")
         since = request.query_params.get("since", "")
         ready = (lambda r: r.answers > int(since)) if since.lstrip("-").isdigit() else bool
-        roster = await hub.wait(code, ready, counted=True)
+        roster = await unless_gone(request, hub.wait(code, ready, counted=True))
+        if roster is None:
+            return Response(status_code=204)  # nobody is listening any more
         done = sum(student.answer is not None for student in roster.students.values())
         return JSONResponse(
             {"answers": roster.answers, "answered": done, "joined": len(roster.students)}

@@ -48,7 +48,10 @@ def question(roster: Roster, me: Mine, lang: str) -> dict[str, Any] | None:
     if view.question_id is None or view.question_id not in QUESTIONS:
         return None
     texts = view.option_text.get(lang, view.options)
-    long_texts = list(texts) if view.kind == "choice" and tuple(texts) != view.options else []
+    long = view.kind == "choice" and tuple(texts) != view.options  # the articles' A–D
+    long_texts = (
+        [f"{key}. {text}" for key, text in zip(view.options, texts, strict=True)] if long else []
+    )
     options = [
         {"key": key, "text": key if long_texts else text, "picked": key == me.answer_key}
         for key, text in zip(view.options, texts, strict=True)

@@ -384,46 +384,49 @@ class Store:
         self._schema_lock = threading.Lock()
         self._ready = False
         self._down_until = -math.inf  # by self._clock: PostgreSQL was found down until then
-        self._listeners: list[Callable[[str], None]] = []
+        self._listeners: list[Callable[[str, str], None]] = []
         with suppress(Unavailable):
             self._ensure_schema()
 
-    def listen(self, callback: Callable[[str], None]) -> None:
-        """Call ``callback(code)`` after every committed change to a room made through this
-        Store (in the caller's thread): the phone routes wake their waiting requests at once."""
+    def listen(self, callback: Callable[[str, str], None]) -> None:
+        """Call ``callback(code, kind)`` after every committed change to a room made through
+        this Store (in the caller's thread), ``kind`` "answer" for an answer (only the counter
+        and one student's answer moved), else "room": the phone routes wake their requests."""
         self._listeners.append(callback)
 
-    def _changed(self, code: str) -> None:
+    def _changed(self, code: str, kind: str = "room") -> None:
         """Tell the listeners that ``code`` changed (after the commit)."""
         for callback in self._listeners:
-            callback(code)
+            callback(code, kind)
 
-    def _tell(self, conn: Connection, code: str) -> None:
+    def _tell(self, conn: Connection, code: str, kind: str = "room") -> None:
         """PostgreSQL: tell every server listening (``hear``) that ``code`` changed, when this
         transaction commits (NOTIFY is transactional: a rolled-back change tells no one)."""
         if self._engine.dialect.name == "postgresql":
             notify = text("SELECT pg_notify(:channel, :code)")
-            conn.execute(notify, {"channel": CHANNEL, "code": code})
+            conn.execute(notify, {"channel": CHANNEL, "code": f"{code} {kind}"})
 
     @property
     def shared(self) -> bool:
         """Whether other servers may share this store (PostgreSQL) and ``hear`` tells of them."""
         return self._engine.dialect.name == "postgresql"
 
-    def hear(self, callback: Callable[[str], None], stop: threading.Event) -> None:
-        """PostgreSQL: call ``callback(code)`` for every room any server changes, until ``stop``
-        (blocking: run it in a thread). After the connection was lost, ``callback("*")``: a
-        change may have been missed while away, and the rooms' versions tell which."""
+    def hear(self, callback: Callable[[str, str], None], stop: threading.Event) -> None:
+        """PostgreSQL: call ``callback(code, kind)`` for every change any server makes, as
+        ``listen`` does, until ``stop`` (blocking: run it in a thread). After the connection
+        was lost, ``callback("*", "room")``: a change may have been missed while away, and the
+        rooms' versions tell which."""
         url = self._engine.url.set(drivername="postgresql", query={})
         while not stop.is_set():
             try:
                 with psycopg.connect(url.render_as_string(hide_password=False),
                                      autocommit=True, connect_timeout=2) as conn:  # fmt: skip
                     conn.execute(f"LISTEN {CHANNEL}")
-                    callback("*")  # (re)connected: whatever happened meanwhile, look again
+                    callback("*", "room")  # (re)connected: whatever happened meanwhile, look again
                     while not stop.is_set():
                         for note in conn.notifies(timeout=1.0):
-                            callback(note.payload)
+                            code, _, kind = note.payload.partition(" ")
+                            callback(code, kind or "room")
             except psycopg.Error as error:
                 log.warning("listening for class changes: %s", error)
                 stop.wait(1.0)
@@ -896,7 +899,14 @@ class Store:
         )
 
     def answer(self, code: str, token: str, value: object, number: int | None = None) -> str:
-        """Answer the open question (the last answer counts); return its key in the tally.
+        """Answer the open question (the last answer counts); return its key in the tally
+        (``save_answer``, which also returns the answer as stored)."""
+        return self.save_answer(code, token, value, number)[1]
+
+    def save_answer(
+        self, code: str, token: str, value: object, number: int | None = None
+    ) -> tuple[str, str]:
+        """Answer the open question (the last answer counts); return it as stored and its key.
         ``number``: the question the phone showed (1, 2, …); a tap for one no longer asked is
         refused "moved_on", never saved as an answer to the next.
 
@@ -928,9 +938,9 @@ class Store:
             conn.execute(query.values(last_answer_at=now))
             counter = update(ROOMS).where(ROOMS.c.id == student.room_id)
             conn.execute(counter.values(answers=ROOMS.c.answers + 1))
-            self._tell(conn, normalise_code(code) or "")
-        self._changed(normalise_code(code) or "")
-        return key
+            self._tell(conn, normalise_code(code) or "", "answer")
+        self._changed(normalise_code(code) or "", "answer")
+        return text, key
 
     def _answerable(
         self, conn: Connection, code: str, token: str, number: int | None = None

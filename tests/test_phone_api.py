@@ -531,10 +531,10 @@ def test_a_store_that_cannot_save_now_is_503(client, store, room, monkeypatch, e
     me = join(client, room.code)
     ask(store, room)
 
-    def fails(*args: Any) -> str:
+    def fails(*args: Any) -> tuple[str, str]:
         raise error
 
-    monkeypatch.setattr(store, "answer", fails)
+    monkeypatch.setattr(store, "save_answer", fails)
     response = client.post(api(room.code, "answers"), json={"value": "0.66"})
     refusal(response, 503, error.code)
     assert response.headers["retry-after"] == retry

@@ -15,7 +15,7 @@ from classroom.refusals import sentence
 from classroom.safety import digest
 from classroom.store import Mine, Roster
 from ui.phone import web
-from ui.phone.hub import Hub
+from ui.phone.hub import Hub, Watched
 
 T = TypeVar("T")
 Handler = Callable[["Api", Request], Awaitable[Response]]
@@ -67,6 +67,11 @@ def code_of(request: Request) -> str:
     if code is None:
         raise NotFound("no_room")
     return code
+
+
+def _version(room: Watched) -> int:
+    """The room's version as last read (-1 before any read)."""
+    return -1 if room.roster is None else room.roster.view.version
 
 
 def shared(roster: Roster) -> dict[str, Any]:
@@ -140,10 +145,9 @@ class Api:
         roster, me = await self.student(code, token)
         since = request.query_params.get("since", "")
         if since.lstrip("-").isdigit():
-            moved = await unless_gone(
-                request, self.hub().wait(code, lambda r: r.view.version > int(since))
-            )
-            if moved is None:
+            past = int(since)
+            waiting = self.hub().wait(code, lambda room: _version(room) > past)
+            if await unless_gone(request, waiting) is None:
                 return Response(status_code=204)  # nobody is listening any more
             roster, me = await self.student(code, token)
         return Response(self.state_body(code, roster, me), media_type="application/json")
@@ -186,7 +190,8 @@ class Api:
         number = asked.get("number")  # the question the phone saw: a late tap never answers
         if number is not None and (not isinstance(number, int) or isinstance(number, bool)):
             raise Invalid("bad_request")
-        key = await hub.call(hub.store.answer, code, token, asked.get("value"), number)
+        text, key = await hub.call(hub.store.save_answer, code, token, asked.get("value"), number)
+        hub.note_answer(code, token, text, key)
         return JSONResponse({"answer_key": key})
 
     @answered
@@ -204,14 +209,14 @@ class Api:
         code = code_of(request)
         key, _ = web.token(request, code)
         hub = self.hub()
-        if not key or not await hub.call(hub.store.is_teacher, code, key):
+        if not key:
             raise Forbidden("not_teacher")
+        await hub.call(hub.store.tally, code, key)  # the key, checked before anything waits
         since = request.query_params.get("since", "")
-        ready = (lambda r: r.answers > int(since)) if since.lstrip("-").isdigit() else bool
-        roster = await unless_gone(request, hub.wait(code, ready, counted=True))
-        if roster is None:
+        past = int(since) if since.lstrip("-").isdigit() else -2
+        room = await unless_gone(request, hub.wait(code, lambda r: r.answers > past, True))
+        if room is None:
             return Response(status_code=204)  # nobody is listening any more
-        done = sum(student.answer is not None for student in roster.students.values())
-        return JSONResponse(
-            {"answers": roster.answers, "answered": done, "joined": len(roster.students)}
-        )
+        tally = await hub.call(hub.store.tally, code, key)
+        counts = {"answers": room.answers, "answered": tally.answered, "joined": tally.joined}
+        return JSONResponse(counts)

@@ -16,10 +16,11 @@ from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import suppress
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
 from classroom import Busy, NotFound, Store, Unavailable
+from classroom.safety import digest
 from classroom.store import Roster
 
 T = TypeVar("T")
@@ -42,6 +43,7 @@ class Watched:
     gone: NotFound | None = None  # ended or expired while watched
     checked: float = -1.0  # monotonic time of the last look at the database
     stale: bool = True  # read the roster at the next look, even if the counters stand still
+    answers: int = -1  # the answer counter as last seen (the roster may be older)
     moved: asyncio.Event = field(default_factory=asyncio.Event)  # set when the version moves
     counted: asyncio.Event = field(default_factory=asyncio.Event)  # set when answers move
     poked: asyncio.Event = field(default_factory=asyncio.Event)  # this server changed it
@@ -76,20 +78,33 @@ class Hub:
         """A store call in the hub's threads."""
         return self.loop.run_in_executor(self.executor, function, *args)
 
-    def _heard(self, code: str) -> None:
+    def _heard(self, code: str, kind: str) -> None:
         """The store committed a change to ``code`` (any thread): look at it now."""
         with suppress(RuntimeError):  # the loop has closed: nothing waits any more
-            self.loop.call_soon_threadsafe(self._poke, code)
+            self.loop.call_soon_threadsafe(self._poke, code, kind)
 
-    def _poke(self, code: str) -> None:
+    def _poke(self, code: str, kind: str) -> None:
         if code == "*":  # the listener was away: every room may have moved
             for known in list(self.rooms):
-                self._poke(known)
+                self._poke(known, kind)
             return
         room = self.rooms.get(code)
-        if room is not None:  # a join or a rename moves no counter: read the roster again
+        if room is None:
+            return
+        if kind != "answer":  # a join or a rename moves no counter: read the roster again
             room.checked, room.stale = -1.0, True
-            room.poked.set()
+        room.poked.set()  # an answer: the counter, for the projector's count
+
+    def note_answer(self, code: str, token: str, text: str, key: str) -> None:
+        """This server saved ``token``'s answer: its roster says so at once, without reading
+        every student's answer again (one answer more on its counter)."""
+        room = self.rooms.get(code)
+        roster = room.roster if room is not None else None
+        mine = roster.students.get(digest(token)) if roster is not None else None
+        if room is None or roster is None or mine is None:
+            return
+        students = roster.students | {digest(token): replace(mine, answer=text, answer_key=key)}
+        room.roster = replace(roster, students=students, answers=roster.answers + 1)
 
     def _room(self, code: str) -> Watched:
         room = self.rooms.get(code)
@@ -107,23 +122,29 @@ class Hub:
                 return
         raise Busy("too_many_waiting")  # every kept room has someone waiting
 
-    async def roster(self, code: str, again: bool = False) -> Roster:
+    async def roster(self, code: str, again: bool = False, whole: bool = True) -> Roster:
         """The room now: the kept roster when it was checked within FRESH seconds or the
         database's counters have not moved, else read again (one read shared by all who ask);
-        ``again``: read it whatever the counters say (a token it does not hold yet)."""
+        ``again``: read it whatever the counters say (a token it does not hold yet); not
+        ``whole``: its answers may lag the counter (a long-poll needs only the version)."""
         room = self._room(code)
         room.stale = room.stale or again
-        if not again and room.roster is not None and time.monotonic() - room.checked < FRESH:
-            return room.roster
-        return await self._look(code, room)
+        kept = room.roster
+        fresh = kept is not None and time.monotonic() - room.checked < FRESH
+        if fresh and not again and kept and (not whole or kept.answers >= room.answers):
+            return kept
+        return await self._look(code, room, whole)
 
-    async def _look(self, code: str, room: Watched) -> Roster:
-        """Ask the database for the room's two counters; read the roster when they moved."""
-        if room.reading is not None:
-            return await asyncio.shield(room.reading)
+    async def _look(self, code: str, room: Watched, whole: bool = True) -> Roster:
+        """Ask the database for the room's two counters; read the roster when they moved (when
+        only the answer counter moved, only for a ``whole`` look)."""
+        while room.reading is not None:
+            roster = await asyncio.shield(room.reading)
+            if not whole or roster.answers >= room.answers:
+                return roster
         reading = room.reading = self.loop.create_future()
         try:
-            roster = await self._read(code, room)
+            roster = await self._read(code, room, whole)
             reading.set_result(roster)
             return roster
         except Exception as error:
@@ -134,20 +155,23 @@ class Hub:
             reading.cancel()  # cancelled itself: those waiting on it ask again
             room.reading = None
 
-    async def _read(self, code: str, room: Watched) -> Roster:
+    async def _read(self, code: str, room: Watched, whole: bool) -> Roster:
         checked = time.monotonic()
         try:
-            beat = await self.call(self.store.beat, code)
+            version, answers = await self.call(self.store.beat, code)
             old = new = room.roster
-            if room.stale or new is None or beat != (new.view.version, new.answers):
+            moved = new is None or version != new.view.version
+            if room.stale or moved or (whole and new is not None and answers != new.answers):
                 room.stale = False
                 new = room.roster = await self.call(self.store.roster, code)
         except NotFound as error:
             room.gone, room.roster = error, None
             self._wake(room, moved=True, counted=True)
             raise
-        room.checked, room.gone = checked, None
-        self._wake(room, new.view.version != _version(old), new.answers != _answers(old))
+        assert new is not None
+        counted = max(answers, new.answers) != room.answers
+        room.checked, room.gone, room.answers = checked, None, max(answers, new.answers)
+        self._wake(room, new.view.version != _version(old), counted)
         return new
 
     def _wake(self, room: Watched, moved: bool, counted: bool) -> None:
@@ -160,30 +184,31 @@ class Hub:
             room.counted = asyncio.Event()
 
     async def wait(
-        self, code: str, ready: Callable[[Roster], bool], counted: bool = False
-    ) -> Roster:
-        """The roster once ``ready(roster)`` holds, or after WAIT seconds as it then is. Wakes on
+        self, code: str, ready: Callable[[Watched], bool], counted: bool = False
+    ) -> Watched:
+        """The room once ``ready(room)`` holds, or after WAIT seconds as it then is. Wakes on
         the version, or on the answer counter (``counted``)."""
-        roster = await self.roster(code)
-        if ready(roster):
-            return roster
+        await self.roster(code, whole=False)
+        room = self._room(code)
+        if ready(room):
+            return room
         if self.waiting >= MAX_WAITING:
             raise Busy("too_many_waiting")
-        room = self._room(code)
         self.waiting += 1
         room.waiting += 1
         if room.watcher is None or room.watcher.done():
             room.watcher = self.loop.create_task(self._watch(code, room))
         try:
             deadline = self.loop.time() + WAIT
-            while not ready(roster) and self.loop.time() < deadline:
+            while not ready(room) and self.loop.time() < deadline:
                 event = room.counted if counted else room.moved
                 with suppress(TimeoutError):
                     await asyncio.wait_for(event.wait(), deadline - self.loop.time())
                 if room.gone is not None:
                     raise room.gone
-                roster = room.roster or await self.roster(code)
-            return roster
+                if room.roster is None:
+                    await self.roster(code, whole=False)
+            return room
         finally:
             self.waiting -= 1
             room.waiting -= 1
@@ -195,7 +220,7 @@ class Hub:
                 await asyncio.wait_for(room.poked.wait(), self.check)
             room.poked.clear()
             try:
-                await self._look(code, room)
+                await self._look(code, room, whole=False)  # the counters; a roster if moved
             except (NotFound, Unavailable):
                 continue  # gone: the waiters were woken; away: look again
             except Exception:  # never let one room's watcher die silently
@@ -205,7 +230,3 @@ class Hub:
 
 def _version(roster: Roster | None) -> int | None:
     return None if roster is None else roster.view.version
-
-
-def _answers(roster: Roster | None) -> int | None:
-    return None if roster is None else roster.answers

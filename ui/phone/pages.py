@@ -193,7 +193,10 @@ class Pages:
             number = int(shown) if shown.isdigit() and len(shown) < 6 else None
             if shown and number is None:
                 raise Invalid("bad_request")
-            await hub.call(hub.store.answer, code, token, form.get("value", ""), number)
+            saved = await hub.call(
+                hub.store.save_answer, code, token, form.get("value", ""), number
+            )
+            hub.note_answer(code, token, *saved)
         else:
             raise Invalid("bad_request")
         return back

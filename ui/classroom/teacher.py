@@ -16,7 +16,7 @@ from ui.classroom.compute import LAB_VIEW, TEACHING, default_truth, store
 from ui.classroom.errors import said
 from ui.classroom.settings import ClassroomParams
 from ui.kit import state
-from ui.kit.display import safe_text
+from ui.kit.display import safe_text, state_toggle
 from ui.kit.snippets import snippet
 from ui.kit.text import t
 
@@ -221,13 +221,10 @@ def teacher_link(room: str, key: str, lang: str) -> None:
 
 def lock_toggle(room: str, key: str, lang: str) -> None:
     """Lock the class: no one new joins (a stranger who found the code, a second phone). The
-    switch shows the store's state each run (another teacher device may have changed it) and
-    acts only when clicked."""
-    st.session_state["classroom_lock"] = store().room(room).locked
-    st.toggle(
-        t("cl_lock", lang), key="classroom_lock", help=t("cl_lock_why", lang),
-        on_change=lambda: act(room, key, "lock", st.session_state["classroom_lock"]),
-    )  # fmt: skip
+    switch shows the store's state each run: another teacher device may have changed it."""
+    locked = store().room(room).locked
+    act_on = partial(act, room, key, "lock")
+    state_toggle(t("cl_lock", lang), "classroom_lock", locked, act_on, help=t("cl_lock_why", lang))
 
 
 def answers_csv(room: str, key: str, lang: str) -> bytes:

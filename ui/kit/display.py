@@ -225,6 +225,15 @@ def _hand_back(settings: type[Settings], name: str, key: str) -> None:
     state.change_handed(dataclasses.replace(state.stored(settings), **changed))
 
 
+def state_toggle(
+    label: str, key: str, value: bool, act: Callable[[bool], None], **options: Any
+) -> None:
+    """A switch showing ``value`` (a state kept elsewhere, which another device may change) on
+    every run, and calling ``act(new)`` only when clicked."""
+    st.session_state[key] = value
+    st.toggle(label, key=key, on_change=lambda: act(bool(st.session_state[key])), **options)
+
+
 def presets(
     settings: type[Settings], name: str, values: Sequence[int], label: Callable[[int], str] = str
 ) -> None:

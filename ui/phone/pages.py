@@ -87,19 +87,19 @@ def truth(roster: Roster, lang: str) -> str:
     return t("cl_truth", lang, answer=view.answer)
 
 
-def render(request: Request, screen: Screen, lang: str, status: int = 200) -> Response:
+def render(request: Request, shown: Screen, lang: str, status: int = 200) -> Response:
     """The whole page, or only its main part (``?part=main``, what the script draws anew)."""
-    me = screen.me
-    view = screen.roster.view if screen.roster else None
-    title = t("ph_title", lang, code=screen.code) if screen.code else t("ph_join_title", lang)
+    me = shown.me
+    view = shown.roster.view if shown.roster else None
+    title = t("ph_title", lang, code=shown.code) if shown.code else t("ph_join_title", lang)
     context = {
         "t": lambda key, **fields: t(key, lang, **fields), "lang": lang, "title": title,
-        "languages": LANGUAGES, "view": screen.view, "code": screen.code,
-        "version": view.version if view else -1, "live": screen.view in ("student", "away"),
-        "locked": bool(view and view.locked), "me": me, "note": screen.note,
-        "note_kind": screen.note_kind, "script": SCRIPT,
-        "question": question(screen.roster, me, lang) if screen.roster and me else None,
-        "right": mine(screen.roster, me)["right"] if screen.roster and me else None,
+        "languages": LANGUAGES, "view": shown.view, "code": shown.code,
+        "version": view.version if view else -1, "live": shown.view in ("student", "away"),
+        "locked": bool(view and view.locked), "me": me, "note": shown.note,
+        "note_kind": shown.note_kind, "script": SCRIPT,
+        "question": question(shown.roster, me, lang) if shown.roster and me else None,
+        "right": mine(shown.roster, me)["right"] if shown.roster and me else None,
     }  # fmt: skip
     name = "main.html" if request.query_params.get("part") == "main" else "page.html"
     response = TEMPLATES.TemplateResponse(request, name, context, status_code=status)
@@ -124,7 +124,7 @@ class Pages:
             return render(request, Screen("ask_code", note=t("refusal_no_room", lang)), lang, 404)
         return RedirectResponse(f"/join/{code}?lang={lang}", 303)
 
-    async def screen(self, request: Request, code: str, lang: str) -> Screen:
+    async def who(self, request: Request, code: str, lang: str) -> Screen:
         """Who this phone is in the class: a student, someone who may join, or no class."""
         token, _ = web.token(request, code)
         try:
@@ -150,11 +150,11 @@ class Pages:
             web.set_cookie(response, request, code, given[:64])
             return response
         try:
-            screen = await self.screen(request, code, lang)
+            shown = await self.who(request, code, lang)
         except Refusal as error:
             away = Screen("away", code, note=sentence(error, lang))  # the database, a moment
             return render(request, away, lang, web.status(error))
-        return render(request, screen, lang, 404 if screen.view == "gone" else 200)
+        return render(request, shown, lang, 404 if shown.view == "gone" else 200)
 
     async def post(self, request: Request) -> Response:
         """POST /join/CODE: join, rename or answer (the form's ``do``), then back to the page
@@ -189,9 +189,9 @@ class Pages:
         elif form.get("do") == "name":
             await hub.call(hub.store.rename, code, token, form.get("nickname", ""))
         elif form.get("do") == "answer":
-            shown = form.get("number", "")
-            number = int(shown) if shown.isdigit() and len(shown) < 6 else None
-            if shown and number is None:
+            typed = form.get("number", "")
+            number = int(typed) if typed.isdigit() and len(typed) < 6 else None
+            if typed and number is None:
                 raise Invalid("bad_request")
             saved = await hub.call(
                 hub.store.save_answer, code, token, form.get("value", ""), number
@@ -206,8 +206,8 @@ class Pages:
         reason = sentence(error, lang)
         note = t("ph_not_saved", lang, reason=reason) if error.code != "locked" else reason
         try:
-            screen = await self.screen(request, code, lang) if code else Screen("gone")
+            shown = await self.who(request, code, lang) if code else Screen("gone")
         except Refusal:
-            screen = Screen("away", code)  # the database is away: the page looks again
-        screen = Screen(screen.view, screen.code, screen.roster, screen.me, note, "bad")
-        return render(request, screen, lang, web.status(error))
+            shown = Screen("away", code)  # the database is away: the page looks again
+        shown = Screen(shown.view, shown.code, shown.roster, shown.me, note, "bad")
+        return render(request, shown, lang, web.status(error))

@@ -7,6 +7,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from classroom_support import PG_MISSING, postgres_required
+
+from bench.pg import PG_URL, pg_schema, postgres_answers, with_search_path
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
@@ -149,3 +152,26 @@ def opened(browser):
     yield open_
     for context in contexts:
         context.close()
+
+
+# --- the class store's databases: SQLite and the machine's PostgreSQL -----------------------------
+
+
+@pytest.fixture(scope="session")
+def postgres():
+    """The session's throwaway schema's URL; skip loudly (or fail in CI) without a server."""
+    problem = postgres_answers()
+    if problem is not None:
+        if postgres_required():
+            pytest.fail(f"{PG_MISSING} (CI or REQUIRE_POSTGRES=1 requires it): {problem}")
+        pytest.skip(f"{PG_MISSING}: {problem}")
+    with pg_schema() as schema:
+        yield with_search_path(PG_URL, schema)
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def url(request, tmp_path):
+    """A database URL: a SQLite file of this test, or the session's PostgreSQL schema."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'classroom.db'}"
+    return request.getfixturevalue("postgres")

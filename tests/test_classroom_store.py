@@ -21,15 +21,13 @@ from functools import partial
 import pytest
 import sqlalchemy as sa
 from classroom_support import (
-    PG_MISSING,
     START,
     FakeClock,
     build_v1,
-    postgres_required,
 )
 
 import classroom
-from bench.pg import PG_URL, pg_schema, postgres_answers, raw_execute, raw_rows, with_search_path
+from bench.pg import PG_URL, pg_schema, raw_execute, raw_rows, with_search_path
 from bench.proxy import proxied
 from classroom import QUESTIONS, Store, Unavailable, default_url, schema
 from classroom import store as store_module
@@ -39,26 +37,6 @@ HOUR = 3600.0
 
 
 # --- fixtures -----------------------------------------------------------------------------------
-
-
-@pytest.fixture(scope="session")
-def postgres():
-    """The session's throwaway schema's URL; skip loudly (or fail in CI) without a server."""
-    problem = postgres_answers()
-    if problem is not None:
-        if postgres_required():
-            pytest.fail(f"{PG_MISSING} (CI or REQUIRE_POSTGRES=1 requires it): {problem}")
-        pytest.skip(f"{PG_MISSING}: {problem}")
-    with pg_schema() as schema:
-        yield with_search_path(PG_URL, schema)
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def url(request, tmp_path):
-    """A database URL: a SQLite file of this test, or the session's PostgreSQL schema."""
-    if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'classroom.db'}"
-    return request.getfixturevalue("postgres")
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -629,8 +607,11 @@ def asked_as(url, room, number):
     """How the export names the room's question ``number``: its number, its English prompt and
     its settings as the database holds them (read back raw, not through the store)."""
     [(question_id, settings, truth)] = raw_rows(
-        url, "SELECT question_id, settings, truth FROM asked WHERE number = :n AND room_id ="
-        " (SELECT id FROM rooms WHERE code = :code)", n=number, code=room.code
+        url,
+        "SELECT question_id, settings, truth FROM asked WHERE number = :n AND room_id ="
+        " (SELECT id FROM rooms WHERE code = :code)",
+        n=number,
+        code=room.code,
     )
     prompt = QUESTIONS[question_id].prompt["en"]
     args = {k.removesuffix("_en"): v for k, v in json.loads(truth)["args"].items()

@@ -20,12 +20,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from classroom_support import PG_MISSING, postgres_required
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
 import ui.phone as phone
-from bench.pg import PG_URL, pg_schema, postgres_answers, with_search_path
 from classroom import Busy, Store, Unavailable
 from classroom.safety import digest
 from ui.phone import api as phone_api
@@ -49,26 +47,6 @@ def said(key: str, lang: str = "en", **fields: object) -> str:
 
 
 # --- fixtures -----------------------------------------------------------------------------------
-
-
-@pytest.fixture(scope="session")
-def postgres():
-    """The session's throwaway schema's URL; skip loudly (or fail in CI) without a server."""
-    problem = postgres_answers()
-    if problem is not None:
-        if postgres_required():
-            pytest.fail(f"{PG_MISSING} (CI or REQUIRE_POSTGRES=1 requires it): {problem}")
-        pytest.skip(f"{PG_MISSING}: {problem}")
-    with pg_schema() as schema:
-        yield with_search_path(PG_URL, schema)
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def url(request, tmp_path):
-    """A database URL: a SQLite file of this test, or the session's PostgreSQL schema."""
-    if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'classroom.db'}"
-    return request.getfixturevalue("postgres")
 
 
 @pytest.fixture

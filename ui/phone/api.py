@@ -104,22 +104,32 @@ class Api:
 
     def __init__(self, hub: Callable[[], Hub]) -> None:
         self.hub = hub
-        self.payloads: dict[str, tuple[Roster, bytes]] = {}  # code → the room's shared JSON
 
     def payload(self, code: str, roster: Roster) -> bytes:
-        """The shared part as JSON bytes, built once per roster (per room version)."""
-        kept = self.payloads.get(code)
-        if kept is None or kept[0] is not roster:
-            told = json.dumps(shared(roster), ensure_ascii=False).encode()
-            kept = self.payloads[code] = (roster, told)
-            if len(self.payloads) > 1000:
-                self.payloads.pop(next(iter(self.payloads)))
-        return kept[1]
+        """The shared part as JSON bytes, built once per roster (per room version) and kept
+        with the room (the hub's rooms are bounded)."""
+        room = self.hub().rooms.get(code)
+        if room is not None and room.told is not None and room.told[0] is roster:
+            return room.told[1]
+        told = json.dumps(shared(roster), ensure_ascii=False).encode()
+        if room is not None:
+            room.told = (roster, told)
+        return told
 
     def state_body(self, code: str, roster: Roster, me: Mine) -> bytes:
         """This phone's state: its own part spliced before the room's shared JSON."""
         own = json.dumps(mine(roster, me), ensure_ascii=False).encode()
         return b'{"me":' + own + b"," + self.payload(code, roster)[1:]
+
+    async def known(self, code: str, token: str) -> Mine | None:
+        """The student this token already is in the class; None for none (removed, another
+        class's, no token): one device stays one student."""
+        if not token:
+            return None
+        try:
+            return (await self.student(code, token))[1]
+        except NotFound:
+            return None
 
     async def student(self, code: str, token: str) -> tuple[Roster, Mine]:
         """The room and the student with this token: from the kept roster, read again once if
@@ -161,12 +171,9 @@ class Api:
         if from_cookie and token and not web.same_site(request):
             raise web.CrossSite("cross_site")
         asked = await web.json_body(request)
-        if token:
-            try:
-                _, me = await self.student(code, token)
-                return JSONResponse({"token": token, "nickname": me.nickname})
-            except NotFound:
-                pass  # removed, or another class's: join afresh
+        me = await self.known(code, token)
+        if me is not None:
+            return JSONResponse({"token": token, "nickname": me.nickname})
         lang = web.lang(request, asked.get("lang"))
         hub = self.hub()
         joined = await hub.call(hub.store.join, code, asked.get("nickname"), lang)

@@ -50,6 +50,7 @@ class Watched:
     waiting: int = 0
     watcher: asyncio.Task[None] | None = None
     reading: asyncio.Future[Roster] | None = None  # the roster read in flight, shared
+    told: tuple[Roster, bytes] | None = None  # the roster's JSON for every phone, made once
 
 
 class Hub:

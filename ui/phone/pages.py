@@ -178,12 +178,8 @@ class Pages:
         hub, token = self.api.hub(), web.token(request, code)[0]
         back = RedirectResponse(f"/join/{quote(code)}?lang={lang}", 303)
         if form.get("do") == "join":
-            if token:
-                try:
-                    await self.api.student(code, token)
-                    return back  # one device, one student
-                except NotFound:
-                    pass  # removed or from another class: join afresh
+            if await self.api.known(code, token) is not None:
+                return back  # one device, one student
             joined = await hub.call(hub.store.join, code, None, lang)
             web.set_cookie(back, request, code, joined.token)
         elif form.get("do") == "name":

@@ -612,16 +612,7 @@ class Store:
 
     def pulse(self, code: str) -> int:
         """The room's version alone, in one small query: poll it, and read more when it moves."""
-        normal = normalise_code(code)
-        with self._transaction(write=False) as conn:
-            query = select(ROOMS.c.version).where(
-                ROOMS.c.code == normal, ROOMS.c.expires_at > self._clock()
-            )
-            version = conn.execute(query).scalar() if normal else None
-            if version is None:
-                self._room(conn, code)  # says why: expired, ended or never there
-        assert version is not None  # _room raised otherwise
-        return int(version)
+        return self.beat(code)[0]
 
     def beat(self, code: str) -> tuple[int, int]:
         """The room's version and answer counter, in one small query: a server watching a room

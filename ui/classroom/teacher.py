@@ -66,7 +66,7 @@ def view(room: str, key: str, lang: str) -> None:
         asking(room, key, current, lang)
     else:
         showing(room, key, current, lang)
-    tools(room, key, lang)
+    tools(room, key, current.locked, lang)
 
 
 def asking(room: str, key: str, current: RoomView, lang: str) -> None:
@@ -79,7 +79,7 @@ def asking(room: str, key: str, current: RoomView, lang: str) -> None:
             live_count(room, key, lang)
             phase_buttons(room, key, current, lang)
     with join:
-        join_panel(room, lang)
+        join_panel(room, current.locked, lang)
 
 
 def showing(room: str, key: str, current: RoomView, lang: str) -> None:
@@ -172,12 +172,12 @@ def teacher_url(room: str, key: str) -> str:
     return f"{origin()}/classroom?room={room}&key={key}"
 
 
-def join_panel(room: str, lang: str) -> None:
+def join_panel(room: str, locked: bool, lang: str) -> None:
     """The three ways to join: the code in large letters, a QR code of the link, the link."""
     url = join_url(room)
     st.caption(t("cl_join_with", lang))
     st.html(f'<p style="{CODE_STYLE}">{html.escape(room)}</p>')
-    if store().room(room).locked:
+    if locked:
         st.warning(t("cl_locked", lang), icon=":material/lock:")
     # A PNG in a data URL: st.html's sanitiser drops inline <svg>, and a media file would be
     # served by one replica only.
@@ -186,14 +186,14 @@ def join_panel(room: str, lang: str) -> None:
     st.code(url, language=None, wrap_lines=True)
 
 
-def tools(room: str, key: str, lang: str) -> None:
+def tools(room: str, key: str, locked: bool, lang: str) -> None:
     """The students (remove one), the teacher's own link, the CSV, and ending the class."""
     with st.container(horizontal=True, vertical_alignment="center"):
         with st.popover(t("cl_students", lang), icon=":material/group:"):
             students_list(room, key, lang)
         with st.popover(t("cl_teacher_link", lang), icon=":material/key:"):
             teacher_link(room, key, lang)
-        lock_toggle(room, key, lang)
+        lock_toggle(room, key, locked, lang)
         st.download_button(
             t("cl_download", lang), data=partial(answers_csv, room, key, lang),
             file_name=f"class-{room}.csv", mime="text/csv", key="classroom_csv",
@@ -219,10 +219,10 @@ def teacher_link(room: str, key: str, lang: str) -> None:
         st.html(f'<img src="{qr}" alt="QR" style="width:180px;height:180px">')
 
 
-def lock_toggle(room: str, key: str, lang: str) -> None:
+def lock_toggle(room: str, key: str, locked: bool, lang: str) -> None:
     """Lock the class: no one new joins (a stranger who found the code, a second phone). The
-    switch shows the store's state each run: another teacher device may have changed it."""
-    locked = store().room(room).locked
+    switch shows the store's state (``locked``, read this run): another teacher device may
+    have changed it."""
     act_on = partial(act, room, key, "lock")
     state_toggle(t("cl_lock", lang), "classroom_lock", locked, act_on, help=t("cl_lock_why", lang))
 

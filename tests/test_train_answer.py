@@ -9,83 +9,70 @@ from the page's helpers."""
 import html
 import json
 import math
-import statistics
-from pathlib import Path
 
 import pytest
-from conftest import ROOT, chart_keys, open_app
+from conftest import chart_keys, open_app
+from need_support import NAMES, NEED_FILE, cells, kind, ratio, span, stored, ways
 
 from viz_core import NEVER, train_head
 
-NEED_FILE = ROOT / "ui" / "train" / "need_sweeps.json"
-NAMES = {"sgd": "SGD", "adam": "Adam"}
 
-
-def medians():
-    """(optimizer, d_k) -> (scaled median, unscaled median, unscaled runs that never got there),
-    from need_sweeps.json: a run that never reached 90 % counts as infinitely many steps."""
-    stored = json.loads(Path(NEED_FILE).read_text(encoding="utf-8"))
-    table = {}
-    for optimizer, sweep in stored.items():
-        for d_k, scaled, unscaled in zip(
-            sweep["d_ks"], sweep["scaled"], sweep["unscaled"], strict=True
-        ):
-            s, u = (statistics.median(math.inf if n == NEVER else n for n in row)
-                    for row in (scaled, unscaled))  # fmt: skip
-            table[optimizer, d_k] = (s, u, unscaled.count(NEVER))
-    return table
-
-
-def kind(scaled, unscaled):
-    """Stuck (the median unscaled run never got there), slower (over 1.5× the scaled median's
-    steps), or as well."""
-    if math.isinf(unscaled):
-        return "stuck"
-    return "as_well" if unscaled <= 1.5 * scaled else "slower"
+def where(table, wanted, lang):
+    """The settings whose kinds are ``wanted``, as the answer names them."""
+    parts = []
+    for optimizer, name in NAMES.items():
+        ds = [d for (o, d), cell in table.items() if o == optimizer and cell.kinds == wanted]
+        if ds and lang == "en":
+            parts.append(f"{name} (d_k = {', '.join(map(str, ds))})")
+        elif ds:
+            parts.append(f"{name} 训练 d_k = {'、'.join(map(str, ds))} 的头")
+    return (" and " if lang == "en" else "和 ").join(parts)
 
 
 def answer_clauses(lang):
-    """The answer's clauses, one per kind, each naming its optimizers and d_k (and the slower
-    ones' range of ratios), as the page must state them."""
-    table = medians()
+    """The answer's clauses, one per kind every kernel set gives (and one for settings whose
+    kernel sets differ), each naming its optimizers and d_k, as the page must state them."""
+    table = cells()
     clauses = []
     for wanted in ("stuck", "slower", "as_well"):
-        parts, ratios = [], []
-        for optimizer, name in NAMES.items():
-            ds = [
-                d for (o, d), (s, u, _) in table.items() if o == optimizer and kind(s, u) == wanted
-            ]
-            ratios += [table[optimizer, d][1] / table[optimizer, d][0] for d in ds]
-            if ds and lang == "en":
-                parts.append(f"{name} (d_k = {', '.join(map(str, ds))})")
-            elif ds:
-                parts.append(f"{name} 训练 d_k = {'、'.join(map(str, ds))} 的头")
-        if not parts:
+        group = [cell for cell in table.values() if cell.kinds == {wanted}]
+        if not group:
             continue
-        where = (" and " if lang == "en" else "和 ").join(parts)
-        low, high = f"{min(ratios):.1f}", f"{max(ratios):.1f}"
-        ratio = low if low == high else f"{low}–{high}"
+        place = where(table, {wanted}, lang)
+        rate = (
+            span([u / c.scaled for c in group for u in c.unscaled], "{:.1f}")
+            if wanted == "slower"
+            else ""
+        )
         clauses.append(
             {
                 "en": {
-                    "stuck": f"with {where} the head is stuck",
-                    "slower": f"with {where} it learns, only more slowly, in {ratio}× the scaled",
-                    "as_well": f"with {where} it learns as well",
+                    "stuck": f"with {place} the head is stuck",
+                    "slower": f"with {place} it learns, only more slowly, in {rate}× the scaled",
+                    "as_well": f"with {place} it learns as well",
                 },
                 "zh": {
-                    "stuck": f"{where}时卡住了",
-                    "slower": f"{where}时学会了，只是更慢：要缩放的 {ratio} 倍步数",
-                    "as_well": f"{where}时学得一样好",
+                    "stuck": f"{place}时卡住了",
+                    "slower": f"{place}时学会了，只是更慢：要缩放的 {rate} 倍步数",
+                    "as_well": f"{place}时学得一样好",
                 },
             }[lang][wanted]
-        )
+        )  # fmt: skip
+    for (optimizer, d_k), cell in table.items():
+        if len(cell.kinds) > 1:
+            place = where({(optimizer, d_k): cell}, cell.kinds, lang)
+            clauses.append(
+                f"with {place} it learns {ways(cell, lang)}, depending on the processor"
+                if lang == "en"
+                else f"{place}时学得{ways(cell, lang)}，要看处理器"
+            )
     return clauses
 
 
 def test_the_shipped_sweeps_give_every_kind_the_lesson_talks_about():
     """The data these tests read: at least one setting stuck and one slower (else the
     answer's conditions would not be tested)."""
-    kinds = {kind(s, u) for s, u, _ in medians().values()}
+    kinds = {k for cell in cells().values() for k in cell.kinds}
     assert {"stuck", "slower", "as_well"} <= kinds
 
 
@@ -101,14 +88,18 @@ def run_frame(at):
     return bodies[first : first + 4]
 
 
-def core_kind(optimizer, d_k, seed=0, steps=300):
-    """The page's own run's outcome, from the core: stuck, slower or as well."""
-    scaled, unscaled = (
+def core_steps(optimizer, d_k, seed=0, steps=300):
+    """The page's own run, from the core on this machine: steps to 90 %, scaled and unscaled."""
+    return tuple(
         train_head("previous", d_k, scale, seed, steps, optimizer, checkpoints=31).steps_to(0.9)
         for scale in (True, False)
     )
-    assert scaled != NEVER
-    return kind(scaled, math.inf if unscaled == NEVER else unscaled)
+
+
+def stored_seed(optimizer, d_k, seed):
+    """One seed's unscaled steps under each kernel set, from the file."""
+    i = (16, 64, 256, 1024).index(d_k)
+    return [one[optimizer]["unscaled"][i][seed] for one in stored().values()]
 
 
 # Sentences that judge the articles' claim for a whole setting from one run: the old frame
@@ -116,39 +107,55 @@ def core_kind(optimizer, d_k, seed=0, steps=300):
 SETTING_CLAIMS = ["In this setting", "the articles' claim holds", "too strong for this setting"]
 
 
+def median_words(cell):
+    """What the frame must say of the median at a setting whose kernel sets agree."""
+    (median,) = cell.kinds
+    if median == "stuck":
+        return ["does not reach 90 % within 300 steps", f"step {cell.scaled:g}",
+                "so over the seeds it is stuck"]  # fmt: skip
+    words = "learns, only more slowly" if median == "slower" else "learns as well"
+    u = span(cell.unscaled)
+    said = [f"reaches 90 % at step {u}", f"{cell.scaled:g}", f"so over the seeds it {words}"]
+    return said + ([f"{ratio(cell)}×"] if median == "slower" else [])
+
+
 @pytest.mark.parametrize("d_k", [16, 64, 256, 1024])
 @pytest.mark.parametrize("optimizer", ["sgd", "adam"])
 def test_the_run_s_frame_names_its_seed_and_the_seeds_median(optimizer, d_k):
-    """At every swept d_k with either optimizer (both heads, scaled and unscaled, are always
-    trained): the title and the finding name seed 0 and say it is one run; the next sentence
-    states the median of the sweep's seeds with its numbers and its kind; where the run's
-    outcome is not the median's, the frame says the seed differs and the answer goes by the
-    median; and no sentence judges the whole setting from the one run."""
+    """At every swept d_k with either optimizer: the title and the finding name seed 0 and say
+    it is one run; the next sentence states the stored sweep's median over its 12 seeds and 3
+    kernel sets, with their range; this server's run of seed 0 is set beside the stored runs of
+    seed 0 exactly (the same step under one kernel set, or none); the run's outcome is said to
+    be the median's or not, as it is; no sentence judges the whole setting from one run."""
     at = open_app("train", lang="en", optimizer=optimizer, d=str(d_k))
     title, finding, seeds, why = run_frame(at)
     assert "seed 0" in title and "this one run (seed 0)" in finding
-    s, u, never = medians()[optimizer, d_k]
-    assert "one of the 3 seeds (0, 1, 2)" in seeds
-    median = kind(s, u)
-    if median == "stuck":
-        assert "does not reach 90 % within 300 steps" in seeds and f"step {s:g}" in seeds
-        assert "so over the seeds it is stuck" in seeds
+    cell = cells()[optimizer, d_k]
+    assert "median of the stored sweep's 12 seeds (0–11)" in seeds and "3 kernel sets" in seeds
+    if len(cell.kinds) == 1:
+        assert all(words in seeds for words in median_words(cell)), seeds
     else:
-        assert f"reaches 90 % at step {u:g}" in seeds and f"{s:g}" in seeds
-        words = "learns, only more slowly" if median == "slower" else "learns as well"
-        assert f"so over the seeds it {words}" in seeds
-    if median == "slower":
-        assert f"{u / s:.1f}×" in seeds
-    assert (f"{never} of the 3 unscaled runs short of 90 %" in seeds) == bool(never)
-    agrees = core_kind(optimizer, d_k) == median
+        assert f"it learns {ways(cell, 'en')}, depending on the processor" in seeds
+    never = span(cell.never)
+    assert (f"({never} of the 12 unscaled runs short of 90 %" in seeds) == any(cell.never)
+    scaled, unscaled = core_steps(optimizer, d_k)
+    mine = "never" if unscaled == NEVER else str(unscaled)
+    same = unscaled in stored_seed(optimizer, d_k, 0)
+    assert (f"On this server seed 0’s unscaled run reached 90 % at step {mine}, as the stored"
+            in seeds) == same  # fmt: skip
+    assert (f"On this server seed 0’s unscaled run took {mine} steps" in seeds) == (not same)
+    steps = math.inf if unscaled == NEVER else unscaled
+    agrees = kind(scaled, steps) in cell.kinds
     if agrees:
-        assert "This seed agrees with the median." in seeds
+        assert "This run’s outcome is the median’s." in seeds
     else:
-        assert "This seed differs from the median" in seeds and "not by one run" in seeds
+        assert "This run’s outcome differs from the median’s" in seeds
+        assert "not by one run" in seeds
     assert not [claim for claim in SETTING_CLAIMS if claim in finding + seeds + why]
     # The answer beside the curves says so too: a teacher reads the two together.
     bodies = [html.unescape(element.proto.body) for element in at.get("html")]
     (answer,) = [body for body in bodies if "Does a head need ÷√d_k to learn?" in body]
+    assert "Stored sweep: median of 12 seeds × 3 kernel sets" in answer
     assert ("(seed 0 above differs: see below)" in answer) == (not agrees)
 
 
@@ -158,32 +165,24 @@ def test_the_run_s_frame_speaks_chinese_too(optimizer, d_k):
     at = open_app("train", lang="zh", optimizer=optimizer, d=str(d_k))
     title, finding, seeds, _ = run_frame(at)
     assert "种子 0" in title and "这一次训练（种子 0）" in finding
-    s, u, _ = medians()[optimizer, d_k]
-    assert "3 个种子（0、1、2）之一" in seeds and f"第 {s:g} 步" in seeds
-    if math.isfinite(u):
-        assert f"第 {u:g} 步达到 90%" in seeds
-    else:
+    cell = cells()[optimizer, d_k]
+    assert "存下来的扫描里 12 个种子（0–11）的中位数" in seeds and f"第 {cell.scaled:g} 步" in seeds
+    if cell.kinds == {"stuck"}:
         assert "在 300 步内没有达到 90%" in seeds and "它卡住了" in seeds
+    else:
+        assert f"第 {span(cell.unscaled)} 步达到 90%" in seeds
+    assert "在这台服务器上，种子 0 不缩放的训练" in seeds
 
 
 def test_a_seed_outside_the_sweep_is_set_beside_the_sweep_s_seeds():
-    """Seed 5 is not one of the sweep's: the frame names seed 5 and says the sweep's seeds are
-    other ones, with their median."""
-    at = open_app("train", lang="en", d="64", seed="5")
+    """Seed 20 is not one of the sweep's: the frame names seed 20, gives the sweep's median
+    and sets no stored run of its seed beside it."""
+    at = open_app("train", lang="en", d="64", seed="20")
     title, finding, seeds, _ = run_frame(at)
-    _, u, _ = medians()["sgd", 64]
-    assert "seed 5" in title and "(seed 5)" in finding
-    assert "3 other seeds (0, 1, 2)" in seeds and f"reaches 90 % at step {u:g}" in seeds
-
-
-def test_a_setting_the_sweep_does_not_cover_is_called_one_seed():
-    """d_k = 32 is not swept: the frame says it is one seed and where the medians are measured,
-    and quotes no median."""
-    at = open_app("train", lang="en", d="32")
-    _, finding, seeds, _ = run_frame(at)
-    assert "(seed 0)" in finding
-    assert ">That is one seed." in seeds and "d_k = 16, 64, 256, 1024" in seeds
-    assert "median unscaled run" not in seeds
+    cell = cells()["sgd", 64]
+    assert "seed 20" in title and "(seed 20)" in finding
+    assert "12 seeds (0–11)" in seeds and f"reaches 90 % at step {span(cell.unscaled)}" in seeds
+    assert "On this server seed" not in seeds
 
 
 # --- the answer on the first screen (Chromium) --------------------------------------
@@ -281,16 +280,17 @@ def test_the_square_root_of_d_k_is_exact_not_a_measurement(d, root):
 
 
 def shipped_with_moved_runs(moved):
-    """The shipped sweeps as this machine's own kernels train them (as the page's sweep does),
-    with ``moved`` of SGD's unscaled runs reaching 90 % ten steps later."""
+    """The shipped sweeps as this machine's own kernels train them for seeds 0–2 (as the
+    page's sweep does), one kernel set, with ``moved`` of SGD's unscaled runs reaching 90 % ten
+    steps later."""
     from ui.train.compute import need_sweep, sweep_from_json, sweep_to_json
 
-    stored = {optimizer: sweep_to_json(need_sweep(optimizer)) for optimizer in ("sgd", "adam")}
-    unscaled = stored["sgd"]["unscaled"]
-    cells = [(i, j) for i in range(len(unscaled)) for j in range(len(unscaled[i]))]
-    for i, j in cells[:moved]:
+    made = {optimizer: sweep_to_json(need_sweep(optimizer, 3)) for optimizer in NAMES}
+    unscaled = made["sgd"]["unscaled"]
+    cells_ = [(i, j) for i in range(len(unscaled)) for j in range(len(unscaled[i]))]
+    for i, j in cells_[:moved]:
         unscaled[i][j] = 10 if unscaled[i][j] == NEVER else unscaled[i][j] + 10
-    return {optimizer: sweep_from_json(sweep) for optimizer, sweep in stored.items()}
+    return {"sse2": {optimizer: sweep_from_json(sweep) for optimizer, sweep in made.items()}}
 
 
 def moved_note(at):
@@ -301,47 +301,55 @@ def moved_note(at):
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_the_sweep_says_where_this_server_s_runs_differ_from_the_shipped_ones(monkeypatch, lang):
     """/train's own sweep at the shipped setting (task "previous", seeds 0–2, SGD) is compared
-    run by run with the file behind the page's answer: the page counts the runs that differ
-    (three, put in by hand here) and says why; where no run differs, it says nothing."""
+    run by run with the stored runs of the same seeds: the page counts the runs that differ
+    from every kernel set's (three, put in by hand here) and says why; where none differs, it
+    says nothing."""
     from ui.train import compute
 
     same = shipped_with_moved_runs(0)
-    monkeypatch.setattr(compute, "shipped_sweeps", lambda: same)
+    monkeypatch.setattr(compute, "shipped_kernels", lambda: same)
     at = open_app("train", lang=lang)
     at.button(key="train_sweep").click().run()
     assert not moved_note(at)
     three = shipped_with_moved_runs(3)
-    monkeypatch.setattr(compute, "shipped_sweeps", lambda: three)
+    monkeypatch.setattr(compute, "shipped_kernels", lambda: three)
     at.run()
     (text,) = moved_note(at)
-    assert ("3 of 24 runs" if lang == "en" else "有 3 次（共 24 次）") in text
+    assert ("In 3 of 24 runs" if lang == "en" else "有 3 次（共 24 次）") in text
 
 
 @pytest.mark.slow  # trains the sweeps
 def test_a_sweep_of_another_task_or_seed_is_not_compared(monkeypatch):
-    """The shipped file holds the default task and seeds only: a sweep of another is not set
-    beside it (no note), even where the file's runs differ from this machine's."""
+    """The shipped file holds the default task and seeds 0–11 only: a sweep of another task or
+    of seeds past them is not set beside it (no note), even where the file's runs differ."""
     from ui.train import compute
 
     every = shipped_with_moved_runs(24)
-    monkeypatch.setattr(compute, "shipped_sweeps", lambda: every)
-    for query in ({"task": "max"}, {"seed": "5"}):
+    monkeypatch.setattr(compute, "shipped_kernels", lambda: every)
+    for query in ({"task": "max"}, {"seed": "20"}):
         at = open_app("train", lang="en", steps="50", **query)
         at.button(key="train_sweep").click().run()
         assert "sweep_steps" in chart_keys(at)  # the sweep is shown
         assert not moved_note(at)
 
 
-def test_a_scaled_and_an_unscaled_run_that_moved_count_as_two(monkeypatch):
+def test_a_run_counts_as_moved_only_if_no_kernel_set_made_it(monkeypatch):
     """The count is of runs, as the note's "of 24 runs" says: the scaled and the unscaled run of
-    one (d_k, seed) that both moved are two, not one pair."""
+    one (d_k, seed) that both moved are two, not one pair; a run that one kernel set made (and
+    another did not) has not moved."""
     from ui.train import compute
     from ui.train.compute import sweep_from_json
 
-    stored = json.loads(Path(NEED_FILE).read_text(encoding="utf-8"))
-    made = sweep_from_json(stored["adam"])
-    stored["adam"]["scaled"][0][0] += 10
-    stored["adam"]["unscaled"][0][0] += 10
-    moved = {optimizer: sweep_from_json(sweep) for optimizer, sweep in stored.items()}
-    monkeypatch.setattr(compute, "shipped_sweeps", lambda: moved)
-    assert compute.moved_runs(made) == 2
+    made = json.loads(NEED_FILE.read_text(encoding="utf-8"))
+    first, second = list(made)[:2]
+    mine = sweep_from_json(made[first]["adam"])
+    made[first]["adam"]["scaled"][0][0] += 10
+    made[first]["adam"]["unscaled"][0][0] += 10
+    made[first]["adam"]["unscaled"][0][1] += 10  # ... while the second set keeps seed 1's
+    made[second]["adam"]["unscaled"][0][1] = mine.unscaled[0, 1]
+    for kernels in list(made)[1:]:
+        made[kernels]["adam"]["scaled"][0][0] += 10
+        made[kernels]["adam"]["unscaled"][0][0] += 10
+    moved = {k: {o: sweep_from_json(s) for o, s in one.items()} for k, one in made.items()}
+    monkeypatch.setattr(compute, "shipped_kernels", lambda: moved)
+    assert compute.moved_runs(mine) == 2

@@ -23,7 +23,7 @@ from ui.kit.text import literal, t
 from ui.lab.settings import DEFAULT_TEXT, LabParams
 from ui.model import figures
 from ui.model.settings import ModelParams
-from ui.train.compute import need_cells, need_parts, sentences_text
+from ui.train.compute import need_cells, need_parts, seed_stds, sentences_text
 from viz_core import (
     ONE_HOT,
     ModelRun,
@@ -272,11 +272,17 @@ def start_of_training(d_k: int, lang: str) -> None:
     by optimizer, from the runs of the training page (the answer it gives too)."""
     cells = need_cells(d_k)
     scaled, unscaled = cells[0].std  # one init per seed, whatever the optimizer
+    each = seed_stds(cells[0].d_k)  # one seed's start, as /train draws it
     words = {
         "d_k": d_k,
         "swept": cells[0].d_k,
         "std_s": f"{scaled:.2f}",
         "std_u": f"{unscaled:.1f}",
+        "runs": cells[0].runs,
+        "low_s": f"{min(each[0]):.2f}",
+        "high_s": f"{max(each[0]):.2f}",
+        "low_u": f"{min(each[1]):.1f}",
+        "high_u": f"{max(each[1]):.1f}",
     }
     claims, evidence = need_parts(lang, d_k)
     safe_text(sentences_text([t("md_sqrt_start", lang, **words), *claims], lang))

@@ -175,7 +175,7 @@ def answer_section(pair: TrainPair, lang: str) -> None:
     title says so when the run drawn above is a seed that differs from the median."""
     claims, _ = compute.need_parts(lang)
     runs = len(compute.shipped_sweeps()[OPTIMIZERS[0]].seeds)
-    title = t("tr_answer_title", lang, runs=runs)
+    title = t("tr_answer_title", lang, runs=runs, kernels=len(compute.shipped_kernels()))
     if compute.seed_agrees(compute.evidence(pair), pair.scaled) is False:
         title += t("tr_answer_seed_differs", lang, seed=pair.scaled.seed)
     with st.container(border=True, key="need_answer"):

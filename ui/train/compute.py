@@ -3,6 +3,7 @@
 Pure Python and numpy (no ``st.*``): the verdicts are functions of the runs, tested directly.
 """
 
+import dataclasses
 import json
 import math
 from collections.abc import Callable, Iterator
@@ -32,7 +33,7 @@ from viz_core import (
     train_head,
 )
 from viz_core.attention import frozen
-from viz_core.train import MAX_CHECKPOINTS, SWEEP_D_KS, N, targets_for
+from viz_core.train import MAX_CHECKPOINTS, SWEEP_D_KS, N, batch_score_std, targets_for
 
 Report = Callable[[float], None] | None
 TARGET = 0.9  # the accuracy both runs race to
@@ -324,35 +325,64 @@ RUN_KIND = {
 
 
 def seed_agrees(e: Evidence, run: TrainRun) -> bool | None:
-    """Whether this run's outcome is the shipped sweep's median outcome at its setting; None
-    where no shipped sweep covers it."""
+    """Whether this run's outcome is one the shipped sweep's median gives at its setting (under
+    some kernel set); None where no shipped sweep covers it."""
     need = shipped_need(run.task, run.optimizer, run.d_k)
-    return None if need is None else RUN_KIND[outcome(e)] == need.kind
+    return None if need is None else RUN_KIND[outcome(e)] in need.kinds
+
+
+def _same_seed(e: Evidence, run: TrainRun, need: "Need", lang: str) -> str:
+    """This server's unscaled run against the stored runs of the same seed, exactly: the same
+    step under one kernel set, or elsewhere; "" where the two are not the same training."""
+    stored = stored_steps(run.task, run.optimizer, run.d_k, run.seed)
+    if stored is None or run.steps != need.max_steps:
+        return ""
+    mine = e.steps[1]
+    words = {"seed": run.seed, "mine": _run_steps(mine, lang), "kernels": len(stored)}
+    named = zip(shipped_kernels(), stored, strict=True)  # "SSE2 never, AVX never, AVX2 210"
+    words |= {"stored": _d_list([f"{k.upper()} {_run_steps(s, lang)}" for k, s in named], lang)}
+    return t("tr_v_seed_same" if mine in stored else "tr_v_seed_moved", lang, **words)
+
+
+def _run_steps(step: int, lang: str) -> str:
+    return t("tr_never", lang) if step == NEVER else str(step)
 
 
 def _seeds_sentence(e: Evidence, run: TrainRun, lang: str) -> str:
-    """This one run against the median of the shipped sweep's seeds at its setting (the answer
-    the page gives), and whether the two agree; where no shipped sweep covers the setting,
-    that it is one seed and where the medians are."""
+    """The shipped sweep's median at this run's setting (the answer the page gives), this
+    server's run against the stored runs of its own seed, and whether the run's outcome is the
+    median's; where no shipped sweep covers the setting, that it is one seed."""
     sweep = shipped_sweeps()[run.optimizer]
-    seeds = {"runs": len(sweep.seeds), "seeds": _d_list(list(sweep.seeds), lang)}
+    seeds = {"runs": len(sweep.seeds), "seeds": f"{sweep.seeds[0]}–{sweep.seeds[-1]}"}
     need = shipped_need(run.task, run.optimizer, run.d_k)
     if need is None:
         task = t(f"tr_task_{NEED_TASK}", lang)
         return t("tr_v_seeds_none", lang, task=task, ds=_d_list(list(sweep.d_ks), lang), **seeds)
-    among = "in" if run.seed in sweep.seeds else "out"
-    words = {"max_steps": need.max_steps, "seed": run.seed, **seeds}
-    text = t(f"tr_v_seeds_{among}", lang, **words)
-    ratio = f"{need.unscaled / max(need.scaled, 1):.1f}"
-    medians = {"s": _steps_text(need.scaled), "u": _steps_text(need.unscaled), "ratio": ratio}
-    text += t(f"tr_v_median_{need.kind}", lang, **medians, **words)
-    if need.never:
-        text += t("tr_v_median_never", lang, never=need.never, **words)
+    words = {"max_steps": need.max_steps, "kernels": len(need.unscaled), **seeds}
+    text = t("tr_v_seeds", lang, **words)
+    ratio = _median_range(_ratios(need), "{:.1f}")
+    medians = {"s": _steps_text(need.scaled), "u": _median_range(need.unscaled), "ratio": ratio}
+    text += t(f"tr_v_median_{need.kind}", lang, ways=_ways(need, lang), **medians, **words)
+    if any(need.never):
+        text += t("tr_v_median_never", lang, never=_counts(need.never), **words)
+    text += _same_seed(e, run, need, lang)
     if seed_agrees(e, run):
         return text + t("tr_v_seed_agrees", lang)
     # a run of other length than the sweep's may differ for that alone: say so
     differs = "tr_v_seed_differs" if run.steps == need.max_steps else "tr_v_seed_steps"
     return text + t(differs, lang, steps=run.steps, max_steps=need.max_steps)
+
+
+def seed_stds(d_k: int) -> tuple[list[float], list[float]]:
+    """The score std at the start of each stored seed's run at ``d_k``, (scaled, unscaled):
+    one seed's own, as /train shows it, where the sweep keeps only their mean."""
+    seeds = shipped_sweeps()[OPTIMIZERS[0]].seeds
+    stds: tuple[list[float], list[float]] = ([], [])
+    for seed in seeds:
+        params, batch = init_params(d_k, seed), held_out_batch(NEED_TASK, seed)
+        for scale, found in zip((True, False), stds, strict=True):
+            found.append(batch_score_std(params, batch, scale))
+    return stds
 
 
 def _start_sentence(e: Evidence, d: int, lang: str) -> str:
@@ -481,18 +511,19 @@ def sweep_summary(result: Sweep, lang: str) -> list[str]:
 # /train's sweep of its default task and seed, for both optimizers, trained once and shipped:
 # swept on request it would take some 3 s (python -m ui.train.make_need writes it; a test
 # trains it again and compares).
-NEED_TASK, NEED_SEED = "previous", 0
+NEED_TASK = "previous"
+NEED_SEEDS = 12  # seeds 0–11: with 3, a verdict flipped between processors
 NEED_FILE = Path(__file__).with_name("need_sweeps.json")
 _SWEEP_ARRAYS = ("scaled", "unscaled", "score_std_scaled", "score_std_unscaled")
 
 
-def need_sweep(optimizer: str) -> Sweep:
-    """The sweep /train shows for its default task and seed, trained now."""
+def need_sweep(optimizer: str, seeds: int = NEED_SEEDS) -> Sweep:
+    """The sweep behind every page's answer, seeds 0 … ``seeds`` − 1, trained now."""
     return steps_to_accuracy(
         NEED_TASK,
         optimizer,
         d_ks=SWEEP_D_KS,
-        seeds=sweep_seeds(NEED_SEED),
+        seeds=tuple(range(seeds)),
         target=TARGET,
         max_steps=SWEEP_MAX_STEPS,
         eval_every=SWEEP_EVAL_EVERY,
@@ -513,67 +544,119 @@ def sweep_from_json(stored: dict[str, Any]) -> Sweep:
 
 
 @cache
-def shipped_sweeps() -> dict[str, Sweep]:
-    """The shipped sweeps, one per optimizer, read once per process."""
+def shipped_kernels() -> dict[str, dict[str, Sweep]]:
+    """The shipped sweeps per kernel set (``make_need.KERNELS``) and optimizer, read once."""
     stored = json.loads(NEED_FILE.read_text(encoding="utf-8"))
-    return {optimizer: sweep_from_json(stored[optimizer]) for optimizer in OPTIMIZERS}
+    return {
+        kernels: {optimizer: sweep_from_json(made[optimizer]) for optimizer in OPTIMIZERS}
+        for kernels, made in stored.items()
+    }
+
+
+def shipped_sweeps() -> dict[str, Sweep]:
+    """The first kernel set's sweeps (SSE2, which every x86-64 processor runs), one per
+    optimizer: its scaled runs are every set's, exactly."""
+    return next(iter(shipped_kernels().values()))
+
+
+def _stored_runs(result: Sweep) -> list[Sweep] | None:
+    """Each kernel set's sweep at this sweep's setting, cut to its seeds; None where the
+    shipped sweeps do not hold them."""
+    stored = [made[result.optimizer] for made in shipped_kernels().values()]
+    settings = [n for n in Sweep.__dataclass_fields__ if n not in (*_SWEEP_ARRAYS, "seeds")]
+    if any(getattr(result, n) != getattr(stored[0], n) for n in settings):
+        return None
+    if not set(result.seeds) <= set(stored[0].seeds):
+        return None
+    columns = [stored[0].seeds.index(seed) for seed in result.seeds]
+    return [dataclasses.replace(one, scaled=one.scaled[:, columns],
+                                unscaled=one.unscaled[:, columns]) for one in stored]  # fmt: skip
 
 
 def moved_runs(result: Sweep) -> int | None:
-    """How many of this sweep's runs reached 90 % at another step than the shipped sweep's
-    (made on another processor: unscaled runs are chaotic in the last bits of exp and matmul);
-    None where the shipped sweeps do not cover this sweep's task and seeds."""
-    shipped = shipped_sweeps()[result.optimizer]
-    settings = [name for name in Sweep.__dataclass_fields__ if name not in _SWEEP_ARRAYS]
-    if any(getattr(result, name) != getattr(shipped, name) for name in settings):
+    """How many of this sweep's runs reached 90 % at another step than the same seed's run
+    under every shipped kernel set (unscaled runs are chaotic in the last bits of exp and
+    matmul); None where the shipped sweeps do not hold this sweep's task and seeds."""
+    stored = _stored_runs(result)
+    if stored is None:
         return None
-    moved = [getattr(result, name) != getattr(shipped, name) for name in ("scaled", "unscaled")]
-    return int(sum(runs.sum() for runs in moved))  # a run each: scaled and unscaled apart
+    moved = 0
+    for name in ("scaled", "unscaled"):
+        same = [getattr(result, name) == getattr(one, name) for one in stored]
+        moved += int((~np.logical_or.reduce(same)).sum())
+    return moved
+
+
+def stored_steps(task: str, optimizer: str, d_k: int, seed: int) -> tuple[int, ...] | None:
+    """One seed's unscaled steps to 90 % under each shipped kernel set; None if not held."""
+    made = shipped_sweeps()[optimizer]
+    if task != NEED_TASK or d_k not in made.d_ks or seed not in made.seeds:
+        return None
+    cell = (made.d_ks.index(d_k), made.seeds.index(seed))
+    return tuple(int(one[optimizer].unscaled[cell]) for one in shipped_kernels().values())
+
+
+def median_kind(scaled: float, unscaled: float) -> str:
+    """as_well, slower, stuck (the unscaled median run never got there), scaled_stuck or
+    neither, from the two medians (NaN = never): the thresholds of ``sweep_classes``."""
+    stuck = (math.isnan(scaled), math.isnan(unscaled))
+    if all(stuck):
+        return "neither"
+    if stuck[1] or stuck[0]:
+        return "stuck" if stuck[1] else "scaled_stuck"
+    return "as_well" if unscaled <= AS_WELL * max(scaled, 1) else "slower"
 
 
 @dataclass(frozen=True)
 class Need:
-    """Without ÷√d_k against with it, at one d_k and optimizer: medians over the sweep's seeds."""
+    """Without ÷√d_k against with it, at one d_k and optimizer: medians over the sweep's seeds,
+    the unscaled ones under each kernel set (the scaled runs are the same under all)."""
 
     optimizer: str
     d_k: int
     scaled: float  # median steps to 90 %; NaN when the median run never got there
-    unscaled: float
-    never: int  # unscaled runs short of 90 % within max_steps
+    unscaled: tuple[float, ...]  # per kernel set
+    never: tuple[int, ...]  # unscaled runs short of 90 % within max_steps, per kernel set
     runs: int  # seeds
     max_steps: int
     std: tuple[float, float]  # score std at the start, (scaled, unscaled): ≈ 1 and ≈ √d_k
 
     @property
+    def kinds(self) -> tuple[str, ...]:
+        """The verdicts the kernel sets give, each once, in the order NEED_KINDS tells them."""
+        found = {median_kind(self.scaled, u) for u in self.unscaled}
+        return tuple(kind for kind in NEED_KINDS if kind in found)
+
+    @property
     def kind(self) -> str:
-        """as_well, slower, stuck (the unscaled median run never got there), scaled_stuck or
-        neither: the thresholds of ``sweep_classes``."""
-        stuck = (math.isnan(self.scaled), math.isnan(self.unscaled))
-        if all(stuck):
-            return "neither"
-        if stuck[1] or stuck[0]:
-            return "stuck" if stuck[1] else "scaled_stuck"
-        return "as_well" if self.unscaled <= AS_WELL * max(self.scaled, 1) else "slower"
+        """The verdict every kernel set gives, or "varies" where they differ."""
+        return self.kinds[0] if len(self.kinds) == 1 else "varies"
 
 
-def needs(result: Sweep) -> list[Need]:
-    """One ``Need`` per d_k of a sweep."""
-    scaled, unscaled = result.median_steps(True), result.median_steps(False)
-    never = (result.unscaled == NEVER).sum(axis=1)
-    stds = zip(result.score_std_scaled.tolist(), result.score_std_unscaled.tolist(), strict=True)
+def needs(results: list[Sweep]) -> list[Need]:
+    """One ``Need`` per d_k of one optimizer's sweeps, one sweep per kernel set."""
+    first = results[0]
+    scaled = first.median_steps(True).tolist()
+    unscaled = list(zip(*(one.median_steps(False).tolist() for one in results), strict=True))
+    counts = ((one.unscaled == NEVER).sum(axis=1).tolist() for one in results)
+    never = list(zip(*counts, strict=True))
+    stds = zip(first.score_std_scaled.tolist(), first.score_std_unscaled.tolist(), strict=True)
     return [
-        Need(result.optimizer, d, s, u, int(n), len(result.seeds), result.max_steps, std)
-        for d, s, u, n, std in zip(
-            result.d_ks, scaled.tolist(), unscaled.tolist(), never.tolist(), stds, strict=True
-        )
+        Need(first.optimizer, d, s, u, n, len(first.seeds), first.max_steps, std)
+        for d, s, u, n, std in zip(first.d_ks, scaled, unscaled, never, stds, strict=True)
     ]
+
+
+def optimizer_needs(optimizer: str) -> list[Need]:
+    """The shipped sweeps' ``Need`` per d_k for one optimizer, over every kernel set."""
+    return needs([made[optimizer] for made in shipped_kernels().values()])
 
 
 def shipped_need(task: str, optimizer: str, d_k: int) -> Need | None:
     """The shipped sweeps' medians at exactly this task, optimizer and d_k; None elsewhere."""
     if task != NEED_TASK:
         return None
-    return next((need for need in needs(shipped_sweeps()[optimizer]) if need.d_k == d_k), None)
+    return next((need for need in optimizer_needs(optimizer) if need.d_k == d_k), None)
 
 
 def nearest_swept(d_k: int) -> int:
@@ -583,30 +666,50 @@ def nearest_swept(d_k: int) -> int:
 
 def need_cells(d_k: int | None = None) -> list[Need]:
     """Every optimizer's ``Need`` at each swept d_k, or only at the one nearest ``d_k``."""
-    cells = [need for result in shipped_sweeps().values() for need in needs(result)]
+    cells = [need for optimizer in OPTIMIZERS for need in optimizer_needs(optimizer)]
     if d_k is None:
         return cells
     return [need for need in cells if need.d_k == nearest_swept(d_k)]
 
 
-NEED_KINDS = ("stuck", "slower", "as_well", "scaled_stuck", "neither")  # the order they are told
+# The order verdicts are told; "varies" where the kernel sets give different ones.
+NEED_KINDS = ("stuck", "slower", "as_well", "scaled_stuck", "neither", "varies")
+WAYS = ("as_well", "slower", "stuck", "scaled_stuck", "neither")  # "as well or more slowly"
 
 
 def _steps_text(steps: float) -> str:
     return f"{steps:g}"
 
 
+def _ratios(need: Need) -> list[float]:
+    """The unscaled median over the scaled one, per kernel set that reached 90 %."""
+    return [u / max(need.scaled, 1) for u in need.unscaled if math.isfinite(u)]
+
+
+def _counts(values: tuple[int, ...] | list[int]) -> str:
+    """ "2–4" over the kernel sets, "2" where they agree."""
+    return _median_range([float(v) for v in values])
+
+
+def _ways(need: Need, lang: str) -> str:
+    """ "as well or more slowly": the verdicts the kernel sets give, in words."""
+    kinds = sorted(need.kinds, key=WAYS.index)
+    words = [t(f"tr_need_way_{kind}", lang, max_steps=need.max_steps) for kind in kinds]
+    return t("tr_need_or", lang).join(words)
+
+
 def _need_cell(need: Need, lang: str) -> str:
-    """One d_k of one optimizer: its kind, with both medians and the runs that never got there."""
-    ratio = f"{need.unscaled / max(need.scaled, 1):.1f}"
-    words = {"d": need.d_k, "s": _steps_text(need.scaled), "u": _steps_text(need.unscaled)}
+    """One d_k of one optimizer: its kind, with both medians and the runs that never got there,
+    each as the range over the kernel sets."""
+    ratio = _median_range(_ratios(need), "{:.1f}")
+    words = {"d": need.d_k, "s": _steps_text(need.scaled), "u": _median_range(need.unscaled)}
+    words |= {"ways": _ways(need, lang)}
     text = t(f"tr_need_{need.kind}", lang, ratio=ratio, max_steps=need.max_steps, **words)
-    if need.never and need.kind != "stuck":
-        text += t("tr_need_never", lang, never=need.never, runs=need.runs, max_steps=need.max_steps)
+    never = {"never": _counts(need.never), "runs": need.runs, "max_steps": need.max_steps}
+    if any(need.never) and need.kind != "stuck":
+        text += t("tr_need_never", lang, **never)
     if need.kind == "stuck":
-        text += t(
-            "tr_need_never_stuck", lang, never=need.never, runs=need.runs, max_steps=need.max_steps
-        )
+        text += t("tr_need_never_stuck", lang, **never)
     return text
 
 
@@ -621,25 +724,32 @@ def _where(cells: list[Need], lang: str) -> str:
     return t("tr_need_and", lang).join(parts)
 
 
-def _need_answer(cells: list[Need], lang: str) -> list[str]:
-    """Learns or not, by setting, in one sentence; then what that says of "cannot learn"."""
+def _need_clauses(cells: list[Need], lang: str) -> str:
+    """Learns or not, by setting: one clause per verdict, with its settings and ratios."""
     clauses = []
     for kind in NEED_KINDS:
         group = [need for need in cells if need.kind == kind]
         if group:
-            ratios = [need.unscaled / max(need.scaled, 1) for need in group]
-            ratio = _median_range(ratios, "{:.1f}")
-            words = {"where": _where(group, lang), "ratio": ratio}
-            clauses.append(t(f"tr_need_c_{kind}", lang, max_steps=cells[0].max_steps, **words))
-    answer = t("tr_need_answer", lang, clauses=t("tr_need_then", lang).join(clauses))
-    kinds = {need.kind for need in cells}
+            ratio = _median_range([r for need in group for r in _ratios(need)], "{:.1f}")
+            words = {"where": _where(group, lang), "ratio": ratio, "max_steps": cells[0].max_steps}
+            ways = t("tr_need_or", lang).join(dict.fromkeys(_ways(need, lang) for need in group))
+            clauses.append(t(f"tr_need_c_{kind}", lang, ways=ways, **words))
+    return t("tr_need_then", lang).join(clauses)
+
+
+def _need_answer(cells: list[Need], lang: str) -> list[str]:
+    """Learns or not, by setting, in one sentence; then what that says of "cannot learn"."""
+    answer = t("tr_need_answer", lang, clauses=_need_clauses(cells, lang))
+    kinds = {kind for need in cells for kind in need.kinds}
     so = "stuck" if "stuck" in kinds else "slower" if "slower" in kinds else "none"
-    stuck = _where([need for need in cells if need.kind == "stuck"], lang)
+    stuck = _where([need for need in cells if "stuck" in need.kinds], lang)
     max_steps = cells[0].max_steps
     sentences = [answer, t(f"tr_need_so_{so}", lang, where=stuck, max_steps=max_steps)]
-    never, runs = sum(need.never for need in cells), sum(need.runs for need in cells)
-    if never and so != "stuck":  # the stuck settings' runs are told already
-        sentences.append(t("tr_need_so_seeds", lang, never=never, runs=runs, max_steps=max_steps))
+    never = [sum(counts) for counts in zip(*(need.never for need in cells), strict=True)]
+    if any(never) and so != "stuck":  # the stuck settings' runs are told already
+        runs = sum(need.runs for need in cells)
+        words = {"never": _counts(never), "runs": runs, "max_steps": max_steps}
+        sentences.append(t("tr_need_so_seeds", lang, **words))
     return sentences
 
 
@@ -649,9 +759,10 @@ def need_parts(lang: str, d_k: int | None = None) -> tuple[list[str], list[str]]
     of the articles' "cannot learn"), and the evidence (the runs, every setting's numbers)."""
     cells = need_cells(d_k)
     first = shipped_sweeps()[cells[0].optimizer]
-    seeds = _d_list(list(first.seeds), lang)
+    seeds = f"{first.seeds[0]}–{first.seeds[-1]}"
     task = t(f"tr_task_{NEED_TASK}", lang)
     runs = {"task": task, "seeds": seeds, "every": first.eval_every, "max_steps": first.max_steps}
+    runs |= {"kernels": len(shipped_kernels())}
     evidence = [t("tr_need_runs", lang, **runs)]
     for optimizer in OPTIMIZERS:
         mine = [_need_cell(need, lang) for need in cells if need.optimizer == optimizer]

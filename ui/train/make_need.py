@@ -1,21 +1,24 @@
 """Write ui/train/need_sweeps.json, the sweeps behind every page's "does a head need ÷√d_k?":
-/train's sweep of its default task and seed, for each optimizer (a few seconds).
+/train's sweep of its default task, 12 seeds, for each optimizer and each of three kernel sets
+(about two minutes).
 
     python -m ui.train.make_need
 
 Training without ÷√d_k is chaotic in the last bits of exp and matmul, and a processor picks its
-own kernels for both: the same code reached 90 % at other steps on AVX2 and AVX-512 machines. So
-the file is made in a child process that uses kernels every x86-64 processor runs alike
-(``PORTABLE``), and any machine makes it again bit for bit (tests/test_need_scale.py does).
+own kernels for both: the same code reached 90 % at other steps on AVX2 and AVX-512 machines.
+So each sweep is made in a child process that uses one set of kernels, as processors of one
+generation run them (``KERNELS``): the pages state each verdict with its spread over seeds and
+over these kernel sets, and any machine makes the file again bit for bit.
 """
 
 import json
 import os
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from ui.train.compute import NEED_FILE, need_sweep, sweep_to_json
+from ui.train.compute import NEED_FILE, NEED_SEEDS, need_sweep, sweep_to_json
 from viz_core import OPTIMIZERS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -27,12 +30,24 @@ PORTABLE = {
     "NPY_DISABLE_CPU_FEATURES": "X86_V3,X86_V4,AVX512_ICL,AVX512_SPR",
     "GLIBC_TUNABLES": "glibc.cpu.hwcaps=-AVX2,-FMA,-FMA4,-AVX512F",
 }
+# The kernels of three processor generations, each run alike by every processor that has it:
+# SSE2 (any x86-64), AVX (Sandy Bridge, 2011) and AVX2 with FMA (Haswell, 2013; AMD Zen).
+KERNELS = {
+    "sse2": PORTABLE,
+    "avx": PORTABLE | {"OPENBLAS_CORETYPE": "Sandybridge"},
+    "avx2": PORTABLE
+    | {
+        "OPENBLAS_CORETYPE": "Haswell",
+        "NPY_DISABLE_CPU_FEATURES": "X86_V4,AVX512_ICL,AVX512_SPR",
+        "GLIBC_TUNABLES": "glibc.cpu.hwcaps=-AVX512F",
+    },
+}
 
 
-def portable(code: str) -> str:
-    """Run Python ``code`` with the portable kernels (they are chosen when numpy loads, so in a
-    child process); what it prints."""
-    env = os.environ | PORTABLE | {"PYTHONPATH": str(ROOT)}
+def portable(code: str, kernels: str = "sse2") -> str:
+    """Run Python ``code`` with one set of ``KERNELS`` (they are chosen when numpy loads, so in
+    a child process); what it prints."""
+    env = os.environ | KERNELS[kernels] | {"PYTHONPATH": str(ROOT)}
     done = subprocess.run(
         [sys.executable, "-c", code], env=env, cwd=ROOT, capture_output=True, text=True
     )
@@ -41,19 +56,23 @@ def portable(code: str) -> str:
     return done.stdout
 
 
-def sweeps_json() -> str:
-    """Both optimizers' sweeps as the file holds them, trained with the portable kernels."""
-    return portable("from ui.train.make_need import _print; _print()")
+def sweeps(kernels: str, seeds: int = NEED_SEEDS) -> dict[str, dict[str, object]]:
+    """Both optimizers' sweeps of seeds 0 … ``seeds`` − 1 as JSON values, trained with one set
+    of ``KERNELS``."""
+    code = f"from ui.train.make_need import _print; _print({seeds})"
+    return json.loads(portable(code, kernels))
 
 
-def _print() -> None:
-    stored = {optimizer: sweep_to_json(need_sweep(optimizer)) for optimizer in OPTIMIZERS}
-    print(json.dumps(stored, indent=1))
+def _print(seeds: int) -> None:
+    stored = {optimizer: sweep_to_json(need_sweep(optimizer, seeds)) for optimizer in OPTIMIZERS}
+    print(json.dumps(stored))
 
 
 def main() -> None:
-    """Train both optimizers' sweeps with the portable kernels and write them."""
-    NEED_FILE.write_text(sweeps_json(), encoding="utf-8")
+    """Train both optimizers' sweeps with each set of kernels, side by side, and write them."""
+    with ThreadPoolExecutor() as pool:
+        made = dict(zip(KERNELS, pool.map(sweeps, KERNELS), strict=True))
+    NEED_FILE.write_text(json.dumps(made, indent=1), encoding="utf-8")
     print(f"wrote {NEED_FILE}")
 
 

@@ -166,3 +166,32 @@ def test_the_lab_with_embeddings_does_not_claim_random_weights():
     """With embeddings the caveat about random weights, and its link, are not shown."""
     at = open_app("lab", lang="en", source="embedding")
     assert "model" not in [element.proto.page for element in at.get("page_link")]
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_does_a_trained_model_need_scaling_is_answered_in_one_sentence_first(lang):
+    """Under "Does a trained model still need ÷√d?" the first text is one bold sentence that
+    answers it, with the trained heads' scaled σ range read here from mlm_heads.json (not 1:
+    said so), before the table and the evidence."""
+    import html
+    import json
+
+    from conftest import ROOT
+
+    stored = json.loads((ROOT / "viz_core/models/mlm_heads.json").read_text(encoding="utf-8"))
+    scaled = [std for layer in stored["std_scaled"] for std in layer]
+    low, high = f"{min(scaled):.2f}", f"{max(scaled):.2f}"
+    at = open_app("model", lang=lang)
+    bodies = [html.unescape(e.proto.body) for e in at.get("html")]
+    title = (
+        "训练好的模型还需要 ÷√d 吗？" if lang == "zh" else "Does a trained model still need ÷√d?"
+    )
+    headers = [e.value for e in at.subheader]
+    assert title in headers
+    (answer,) = [b for b in bodies if "<strong" in b and f"{low}–{high}" in b]
+    words = ("训练好的头的分数标准差", "the trained heads' scores")
+    verdict = next(i for i, b in enumerate(bodies) if any(w in b for w in words))
+    assert bodies.index(answer) < verdict
+    assert (("不是 1" if lang == "zh" else "not 1") in answer) == (max(scaled) >= 1.5)
+    text = answer.split(">", 1)[1].rsplit("<", 1)[0]
+    assert text.endswith(("。", ".")) and text[:-1].count("。" if lang == "zh" else ". ") == 0

@@ -215,7 +215,7 @@ def test_train_and_the_quiz_give_the_same_numbers(page, lang):
     """/train (under its own verdict) and the quiz's answer to question 1 (the article's "模型
     无法学习" quoted) state every d_k and optimizer as the runs do, and name the settings where
     "cannot learn" holds."""
-    at = open_app(page, lang=lang)
+    at = open_app(page, lang=lang, **({"section": "article"} if page == "quiz" else {}))
     text = shown(at)
     for optimizer in NAMES:
         for d_k in D_KS:

@@ -6,6 +6,7 @@ a question set (not a question's number, which "题号" read as)."""
 import html
 import re
 
+import numpy as np
 import pytest
 from conftest import open_app
 
@@ -63,14 +64,72 @@ def test_the_seed_box_says_it_picks_a_question_set(lang, words):
     assert box.help
 
 
+def is_article_question(text):
+    return re.match(r"(Q\d|题 \d)", text)
+
+
 @pytest.mark.parametrize("lang", ["zh", "en"])
-def test_the_questions_to_answer_come_before_the_articles_questions(lang):
-    """The numbered questions with their boxes first; the articles' three after the score."""
-    at = open_app("quiz", lang=lang)
+def test_the_numeric_questions_and_the_articles_are_sections_of_their_own(lang):
+    """By default the numbered questions with their boxes, and none of the articles'; with
+    section=article (the picker's second button) the articles' three, without a numeric
+    question to scroll past."""
+    texts = page_html(open_app("quiz", lang=lang))
+    assert any(text.startswith("1. ") for text in texts)
+    assert not [text for text in texts if is_article_question(text)]
+    at = open_app("quiz", lang=lang, section="article")
     texts = page_html(at)
-    first = next(i for i, text in enumerate(texts) if text.startswith("1. "))
-    article = next(i for i, text in enumerate(texts) if re.match(r"(Q1|题 1)", text))
-    assert first < article
+    assert len([text for text in texts if is_article_question(text)]) == 3
+    assert not [text for text in texts if text.startswith("1. ")]
+    assert at.get("button_group")[0].value == ["article"] or "article" in str(
+        at.get("button_group")[0].value
+    )
+
+
+def strong(at):
+    """The bold one-sentence answers: each st.html body that is a <strong>, unescaped."""
+    bodies = [e.proto.body for e in at.get("html")]
+    return [html.unescape(re.sub(r"<[^>]+>", "", b)) for b in bodies if "<strong" in b]
+
+
+def xi_shares():
+    """The article's 喜 row ÷ 8 through softmax, by character, in whole percent (numpy)."""
+    from ui.kernel.settings import XI_ROW
+
+    row = np.array(XI_ROW, dtype=float) / 8
+    weights = np.exp(row - row.max()) / np.exp(row - row.max()).sum()
+    names = ["我", "喜", "欢", "人", "工", "智", "能", "[CLS]", "[SEP]"]
+    return {name: round(100 * w) for name, w in zip(names, weights, strict=True)}
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_each_article_question_opens_with_a_one_sentence_answer(lang):
+    """Each model answer opens with one bold sentence, its numbers computed: question 1 counts
+    the training settings slower or stuck (from need_sweeps.json, read here), question 3 names
+    the three largest shares of the article's 喜 row; the evidence follows it."""
+    from need_support import cells
+
+    at = open_app("quiz", lang=lang, section="article")
+    first, second, third = strong(at)[:3]
+    for sentence in (first, second, third):  # one sentence: one full stop, at its end
+        stop = "。" if lang == "zh" else "."
+        assert (
+            sentence.endswith(stop)
+            and sentence[:-1].count(stop + ("" if lang == "zh" else " ")) == 0
+        )
+    table = cells().values()
+    worse = sum(bool({"slower", "stuck"} & cell.kinds) for cell in table)
+    stuck = sum("stuck" in cell.kinds for cell in table)
+    if lang == "en":
+        assert f"in {worse} of the {len(table)} settings trained here" in first
+        assert f"{stuck} of them stuck" in first or (stuck == 0 and "none stuck" in first)
+    else:
+        assert f"这里训练的 {len(table)} 个设置里，有 {worse} 个" in first
+    shares = xi_shares()
+    top = sorted(shares, key=lambda c: -shares[c])[:3]
+    unit = " %" if lang == "en" else "%"
+    for character in top:
+        assert f"{character}" in third and f"{shares[character]}{unit}" in third
+    assert third.index(top[0]) < third.index(top[1]) < third.index(top[2])
 
 
 # The first question's heading and its answer box, as the window shows them.

@@ -232,11 +232,18 @@ def article_row_section(lang: str) -> None:
     safe_text(t("md_xi_verdict", lang, head_wo=wo + 1, head_huan=huan + 1, **numbers))
 
 
+NEAR_ONE = 1.5  # a trained head's scaled σ below this is still "about 1"
+
+
 def sqrt_section(lang: str) -> None:
     """Each head's score spread, raw against √d_k and scaled against 1, and its one-hot rows."""
     st.subheader(t("md_sqrt_title", lang))
     measured = load_head_report()
     root = math.sqrt(measured.d_k)
+    spread = {"low": f"{measured.std_scaled.min():.2f}", "high": f"{measured.std_scaled.max():.2f}"}
+    near = measured.std_scaled.max() < NEAR_ONE  # the article's reason still describes it
+    answer = t("md_sqrt_answer_near" if near else "md_sqrt_answer", lang, **spread)
+    safe_text(answer, tag="strong")  # the answer in one sentence, the evidence below
     st.caption(
         t("md_sqrt_why", lang, sentences=measured.sentences, root=f"{root:g}", one_hot=ONE_HOT)
     )

@@ -7,10 +7,10 @@ import streamlit as st
 from ui.kernel.settings import XI_DIVISOR, XI_ROW
 from ui.kit import state
 from ui.kit.cache import shared
-from ui.kit.display import number_input, page_link, safe_text
+from ui.kit.display import number_input, page_link, picker, safe_text
 from ui.kit.text import t
 from ui.quiz.settings import QuizParams
-from ui.train.compute import need_parts, sentences_text
+from ui.train.compute import need_cells, need_parts, sentences_text
 from viz_core import SEED_MAX, Question, make_quiz, softmax_breakdown
 
 ARTICLE_QUESTIONS = ("qz_a1", "qz_a2", "qz_a3")
@@ -60,9 +60,19 @@ def quiz(params: QuizParams) -> list[Question]:
 
 
 def render() -> None:
-    """The question set, the numeric questions with feedback and the score, then the articles'
-    questions."""
+    """The section picker, then one section: the question set with the numeric questions, their
+    feedback and the score; or the articles' questions, each answered in one sentence first."""
     lang = state.open_page("qz_title", "qz_intro", QuizParams)
+    section = picker(QuizParams, "section", lang, "qz_section")
+    if section == "article":
+        article_questions(lang)
+    else:
+        numeric_questions(lang)
+    state.close_page(state.current(QuizParams))
+
+
+def numeric_questions(lang: str) -> None:
+    """The question set's seed, each numeric question with its feedback, and the score."""
     left, right = st.columns([2, 1], vertical_alignment="bottom")
     with left:
         number_input(QuizParams, "quiz_seed", lang, "qz_seed", step=1)
@@ -83,8 +93,6 @@ def render() -> None:
     answered = [right for right in results if right is not None]
     score = {"right": sum(answered), "answered": len(answered), "total": len(questions)}
     st.subheader(t("qz_score" if answered else "qz_score_none", lang, **score))
-    article_questions(lang)
-    state.close_page(params)
 
 
 # Question 3's answer names each key of the article's 喜 row by its share, in this order.
@@ -98,15 +106,42 @@ def xi_shares() -> dict[str, str]:
 
 
 def article_questions(lang: str) -> None:
-    """The articles' three questions, each with its model answer behind a click (question 3's
-    shares computed from the article's row)."""
+    """The articles' three questions, each with its model answer behind a click: one sentence
+    first, in bold, then the evidence (question 3's shares computed from the article's row)."""
     st.header(t("qz_article_title", lang))
+    shares = xi_shares()
     for name in ARTICLE_QUESTIONS:
         safe_text(t(f"{name}_q", lang), tag="h4")
         with st.expander(t("qz_reveal", lang)):
-            safe_text(t(f"{name}_a", lang, **(xi_shares() if name == "qz_a3" else {})))
+            safe_text(short_answer(name, lang), tag="strong")
+            safe_text(t(f"{name}_a", lang, **(shares if name == "qz_a3" else {})))
             if name == "qz_a1":  # the article's "cannot learn", with the conditions runs give
                 need_answer(lang)
+
+
+# The characters of the article's 喜 row, in XI_NAMES' order.
+XI_CHARACTERS = dict(
+    zip(XI_NAMES, ("我", "喜", "欢", "人", "工", "智", "能", "[CLS]", "[SEP]"), strict=True)
+)
+
+
+def short_answer(name: str, lang: str) -> str:
+    """A question's answer in one sentence, its numbers computed: for question 1 from the
+    training runs every page quotes, for question 3 from the article's row."""
+    if name == "qz_a1":
+        cells = need_cells()
+        worse = sum(bool({"slower", "stuck"} & set(need.kinds)) for need in cells)
+        stuck = sum("stuck" in need.kinds for need in cells)
+        key = "qz_a1_short" if stuck else "qz_a1_short_none"
+        return t(key, lang, worse=worse, cells=len(cells), stuck=stuck)
+    if name == "qz_a3":
+        shares = xi_shares()
+        first, second, third = sorted(XI_NAMES, key=lambda n: -int(shares[n]))[:3]
+        words = {f"c{i}": XI_CHARACTERS[n] for i, n in enumerate((first, second, third))}
+        words |= {f"p{i}": shares[n] for i, n in enumerate((first, second, third))}
+        words |= {"xi": shares["xi"]}
+        return t("qz_a3_short", lang, **words)
+    return t(f"{name}_short", lang)
 
 
 def need_answer(lang: str) -> None:

@@ -353,3 +353,18 @@ def test_a_run_counts_as_moved_only_if_no_kernel_set_made_it(monkeypatch):
     moved = {k: {o: sweep_from_json(s) for o, s in one.items()} for k, one in made.items()}
     monkeypatch.setattr(compute, "shipped_kernels", lambda: moved)
     assert compute.moved_runs(mine) == 2
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_the_gradient_sentence_names_its_quantity_and_why_the_lab_s_differs(lang):
+    """/train's "the gradient did not vanish" names what it measures, the loss's gradient on
+    W_q, W_k (‖∂L/∂W‖), with its ratio from the core's runs; and says in a sentence why the
+    lab's ‖∂p/∂x‖ (one row's softmax Jacobian) can be small while it is large."""
+    import numpy as np
+
+    at = open_app("train", lang=lang)
+    _, _, _, why = run_frame(at)
+    runs = [train_head("previous", 64, scale, 0, 300, "sgd", checkpoints=31) for scale in (1, 0)]
+    early = [float(np.median(run.grad_norm[:30])) for run in runs]
+    assert f"{early[1] / early[0]:#.3g}".rstrip(".") in why
+    assert "‖∂L/∂W‖" in why and "‖∂p/∂x‖" in why and "Jacobian" in why and "p − y" in why

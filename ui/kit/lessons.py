@@ -1,0 +1,133 @@
+"""Lessons as data: one TOML file per lesson in ``lessons/``, its name the lesson's id, each
+checked when it is loaded (every view through its page's settings declaration, written the way
+the app writes it; every question one the class mode asks). A bad file names itself, the step
+and the problem.
+"""
+
+import tomllib
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
+
+from classroom.questions import QUESTIONS
+from ui.kit.pages import PATHS, declared_settings, page_named, page_settings
+from viz_core.settings import LANGUAGES
+
+FOLDER = Path(__file__).resolve().parents[2] / "lessons"
+STEPS = (4, 20)  # a lesson's fewest and most steps
+APP_KEYS = ("lang", "present", "lesson", "step")  # the app's and the lesson bar's: not a view's
+
+
+class LessonError(ValueError):
+    """A lesson file that cannot be used: which file, which step, what is wrong."""
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step: the view it opens (a page and its settings), what the teacher says, and the
+    class question it may ask."""
+
+    view: str
+    page: str
+    query: dict[str, str]
+    title: dict[str, str]
+    notes: dict[str, str]
+    question: str | None
+
+
+@dataclass(frozen=True)
+class Lesson:
+    id: str
+    title: dict[str, str]
+    minutes: int
+    steps: tuple[Step, ...]
+
+
+def _texts(value: object, what: str) -> dict[str, str]:
+    """A {zh, en} table of non-empty strings, or the problem."""
+    if not isinstance(value, dict) or set(value) != set(LANGUAGES):
+        raise ValueError(f"{what} needs exactly zh and en")
+    if not all(isinstance(text, str) and text.strip() for text in value.values()):
+        raise ValueError(f"{what} is empty")
+    return {lang: value[lang].strip() for lang in LANGUAGES}
+
+
+def parse_view(view: str) -> tuple[str, dict[str, str]]:
+    """A view's page and settings, checked: the page exists; every key is one the page reads,
+    given once, with a value its declaration takes, written as the app writes it."""
+    parts = urlsplit(view)
+    path = parts.path.strip("/") or PATHS[0]
+    if parts.scheme or parts.netloc or path not in PATHS:
+        raise ValueError(f"{view!r} is not a page of the app")
+    asked = parse_qs(parts.query, keep_blank_values=True)
+    twice = [key for key, values in asked.items() if len(values) > 1]
+    if twice:
+        raise ValueError(f"{', '.join(twice)} given twice")
+    query = {key: values[0] for key, values in asked.items()}
+    page = page_named(path)
+    every = page_settings(page) + tuple(declared_settings(path)[1:])
+    unknown = set(query) - {name for settings in every for name in settings.url_names()}
+    if unknown:
+        raise ValueError(f"/{path} has no setting {', '.join(sorted(unknown))}")
+    for settings in every:
+        values, notes = settings.parse(asked)
+        if notes:
+            raise ValueError(f"{notes[0].key}={query[notes[0].key]} is not a value /{path} takes")
+        written = values.to_query(secrets=True)
+        for key in set(query) & set(settings.url_names()):
+            if query[key] != written.get(key, query[key]):
+                raise ValueError(f"write {key}={written[key]}, not {key}={query[key]}")
+    return path, query
+
+
+def _step(raw: object) -> Step:
+    """One ``[[steps]]`` table, checked."""
+    if not isinstance(raw, dict):
+        raise ValueError("is not a table")
+    unknown = set(raw) - {"view", "title", "notes", "question"}
+    if unknown:
+        raise ValueError(f"has unknown keys {', '.join(sorted(unknown))}")
+    view = raw.get("view")
+    if not isinstance(view, str):
+        raise ValueError('needs a view, an app link such as "/scaling?d=1536"')
+    page, query = parse_view(view)
+    question = raw.get("question")
+    if question is not None and question not in QUESTIONS:
+        raise ValueError(f"asks {question!r}, which is not a class question")
+    title, notes = _texts(raw.get("title"), "title"), _texts(raw.get("notes"), "notes")
+    return Step(view, page, query, title, notes, question)
+
+
+def _lesson(lesson_id: str, raw: dict[str, object]) -> Lesson:
+    """A lesson's table, checked; a problem raised as "step N: …" where it is a step's."""
+    title = _texts(raw.get("title"), "title")
+    minutes = raw.get("minutes")
+    if not isinstance(minutes, int) or not 1 <= minutes <= 90:
+        raise ValueError("minutes must be a whole number from 1 to 90")
+    steps = raw.get("steps")
+    if not isinstance(steps, list) or not STEPS[0] <= len(steps) <= STEPS[1]:
+        raise ValueError(f"needs {STEPS[0]} to {STEPS[1]} [[steps]]")
+    checked = []
+    for number, step in enumerate(steps, start=1):
+        try:
+            checked.append(_step(step))
+        except ValueError as problem:
+            raise ValueError(f"step {number}: {problem}") from None
+    if not any(step.question for step in checked):
+        raise ValueError("asks the class no question: give one step a question")
+    return Lesson(lesson_id, title, minutes, tuple(checked))
+
+
+def load_lesson(path: Path) -> Lesson:
+    """One lesson file, checked; a LessonError naming the file and the problem."""
+    try:
+        return _lesson(path.stem, tomllib.loads(path.read_text(encoding="utf-8")))
+    except (ValueError, OSError) as problem:  # TOMLDecodeError is a ValueError
+        raise LessonError(f"lessons/{path.name}: {problem}") from None
+
+
+@cache
+def lessons() -> dict[str, Lesson]:
+    """Every shipped lesson by id, in the files' order, loaded once per process."""
+    return {path.stem: load_lesson(path) for path in sorted(FOLDER.glob("*.toml"))}

@@ -167,6 +167,49 @@ def test_latin_column_labels_too_wide_turn_on_their_side():
     assert column_ticks(words, 13, 80).axis["tickangle"] == 0  # room enough: upright
 
 
+def drawn_columns(fig, axis="x"):
+    """Each labelled column of a figure's axis as drawn: {column: (text, angle)}, from its tick
+    text (at the axis's angle) and from the labels set above it upright (annotations)."""
+    layout = fig["layout"]
+    ticks = layout[f"{axis}axis"]
+    drawn = {
+        at: (text, ticks["tickangle"])
+        for at, text in zip(ticks["tickvals"], ticks["ticktext"], strict=True)
+        if text
+    }
+    for note in layout.get("annotations", []):
+        if note.get("xref") == axis and note.get("yref") == "y domain":
+            assert note["x"] not in drawn, f"column {note['x']} labelled twice"
+            drawn[note["x"]] = (note["text"], note.get("textangle", 0))
+    return drawn
+
+
+WORDS = ("i", "like", "artificial", "intelligence", ".", "[EOS]")  # the translator's key words
+
+
+@pytest.mark.parametrize("screen", [PHONE, LAPTOP, PROJECTOR], ids=lambda s: s.name)
+def test_short_column_labels_beside_turned_ones_stay_upright(screen):
+    """A Latin axis turned because "intelligence" is wider than its cell: each label that fits
+    its cell upright ("i", ".") is drawn upright (angle 0) above its column, once; only the
+    labels too wide are turned, whole. Turned, a one-character label reads as a dot."""
+    fig = draw(np.full((8, 6), 1 / 6), "我喜欢人工智能。", WORDS, scale="weights",
+               screen=screen, share=0.58)  # fmt: skip
+    layout = fig["layout"]
+    plot = layout["width"] - layout["margin"]["l"] - layout["margin"]["r"]
+    domain = layout["xaxis"]["domain"]
+    size = (domain[1] - domain[0]) * plot / len(WORDS)  # px per column, from the figure
+    font = layout["xaxis"]["tickfont"]["size"]
+    assert figures.text_width("intelligence", font) > size - 2  # what is checked: a turned axis
+    drawn = drawn_columns(fig)
+    assert sorted(drawn) == list(range(len(WORDS)))
+    for at, word in enumerate(WORDS):
+        text, angle = drawn[at]
+        assert html.unescape(text) == word
+        fits = figures.text_width(word, font) <= size - 2
+        assert angle == (0 if fits else -90), (word, angle)
+    assert drawn[0][1] == 0 and drawn[4][1] == 0  # "i" and "." upright on every screen
+
+
 @settings(max_examples=200, deadline=None)
 @given(
     st.lists(st.text(min_size=1, max_size=8), min_size=1, max_size=40),

@@ -38,6 +38,22 @@ def notes(at):
     return [info.value for info in at.info]
 
 
+def key_labels(fig):
+    """The cross heatmap's key labels as drawn, left to right, each with its angle: the turned
+    axis's tick text, and the labels set upright above it (annotations)."""
+    axis = fig["layout"]["xaxis"]
+    drawn = {
+        at: (html.unescape(text), axis["tickangle"])
+        for at, text in zip(axis["tickvals"], axis["ticktext"], strict=True)
+        if text
+    }
+    for note in fig["layout"].get("annotations", []):
+        if note.get("xref") == "x" and note.get("yref") == "y domain":
+            assert note["x"] not in drawn  # each column labelled once
+            drawn[note["x"]] = (html.unescape(note["text"]), note.get("textangle", 0))
+    return [drawn[at] for at in sorted(drawn)]
+
+
 # --- sections ---------------------------------------------------------------------------------
 
 
@@ -176,7 +192,21 @@ def test_cross_heatmap_is_queries_of_a_over_keys_of_b(query):
     z = decode(heatmap["z"])
     assert z.shape == (len(tokens_a), len(tokens_b))
     assert_allclose(z, plain_softmax(q_a @ k_b.T / divisor), rtol=1e-12)
-    assert figure(at, "cross_heatmap")["layout"]["xaxis"]["ticktext"] == tokens_b
+    assert [text for text, _ in key_labels(figure(at, "cross_heatmap"))] == tokens_b
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("present", ["false", "true"])
+def test_the_translator_s_one_character_keys_are_drawn_upright(lang, present):
+    """④ on the translator reading "I like artificial intelligence.": "intelligence" is too
+    wide for its cell, so the long words are turned, whole; "i" and "." are drawn upright
+    (angle 0), not turned into dot-like glyphs, and every key is labelled once."""
+    at = open_app("variants", lang=lang, variant="cross", present=present)
+    labels = key_labels(figure(at, "cross_heatmap"))
+    assert [text for text, _ in labels] == ["i", "like", "artificial", "intelligence", ".", "[EOS]"]
+    angles = dict(labels)
+    assert angles["i"] == 0 and angles["."] == 0
+    assert angles["intelligence"] == -90
 
 
 def test_cross_says_where_k_and_v_come_from():
@@ -227,8 +257,9 @@ def test_hostile_second_sentence_is_used_as_text_or_cut_with_a_note(value):
         assert any("`text_b`" in note and "using 500 instead" in note for note in notes(at))
         assert len(at.query_params["text_b"]) == 500
     (heatmap,) = [tr for tr in figure(at, "cross_heatmap")["data"] if tr["type"] == "heatmap"]
-    ticks = figure(at, "cross_heatmap")["layout"]["xaxis"]["ticktext"]
-    assert "<" not in "".join(ticks)  # < is shown as &lt;, never drawn as a tag
+    layout = figure(at, "cross_heatmap")["layout"]
+    drawn = layout["xaxis"]["ticktext"] + [note["text"] for note in layout.get("annotations", [])]
+    assert "<" not in "".join(drawn)  # < is shown as &lt;, never drawn as a tag
     assert decode(heatmap["z"]).shape[1] == min(len(tokenize(value[:500])), 32)
 
 

@@ -13,7 +13,7 @@ import math
 import re
 import unicodedata
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -46,6 +46,7 @@ from ui.kit.typography import LAPTOP, Screen, room
 MIN_CELL = 4  # px: a matrix too large for its room becomes a texture that still hovers
 GAP = 16  # px between panels
 LINE = 1.3  # em: the height of a line of tick text
+UPRIGHT_SHIFT = 4  # px above the plot: past the ticks, where turned labels start (screenshots)
 NAMED_UP_TO = 2500  # cells: hover names larger figures' cells by position (labels cost bytes)
 
 
@@ -129,6 +130,7 @@ def _assemble(
         (x_name, x_axis), (y_name, y_axis) = part.axes.items()
         layout |= {x_name: x_axis | {"domain": x}, y_name: y_axis | {"domain": y}}
         layout["shapes"] += part.shapes
+        layout["annotations"] += part.notes
         if matrix.title:
             layout["annotations"].append(panel_title(matrix.title, sum(x) / 2, y[0], grid.font))
     return traces, layout
@@ -312,6 +314,7 @@ class Ticks:
     axis: dict[str, Any]  # tickvals, ticktext (and tickangle)
     extent: float  # px they take away from the plot: above it (columns), left of it (rows)
     overhang: float  # px the last one reaches past the matrix: right (columns), below (rows)
+    upright: tuple[int, ...] = ()  # on a turned axis, the columns whose labels fit upright
 
 
 def every(font: int, size: int) -> int:
@@ -332,21 +335,47 @@ def column_ticks(labels: Sequence[str], font: int, size: int) -> Ticks:
     """Column labels upright while each fits its room; else, on an axis with no CJK label, on
     their side (Latin reads well turned), and where any is CJK, upright with the long ones
     shortened ("[CLS]" → "CLS"): a CJK character on its side is hard to read. Hover has them
-    whole."""
+    whole. On a turned axis, ``upright`` names the columns whose labels fit their room: turned,
+    a narrow one ("i", ".") reads as a dot, so the heatmap sets those upright
+    (``upright_labels``)."""
     step = every(font, size)
     room = step * size - 2
+    places = list(range(0, len(labels), step))
     shown = list(labels[::step])
     widths = [text_width(label, font) for label in shown]
     fits = max(widths, default=0.0) <= room
     turned = not fits and not any(is_cjk(label) for label in labels)
     if not fits and not turned:
         shown = [shorten(label, font, room) for label in shown]
-    last = font if turned else text_width(shown[-1], font) if shown else 0.0
-    centre = ((len(labels) - 1) // step * step + 0.5) * size
+    upright = tuple(at for at, w in zip(places, widths, strict=True) if turned and w <= room)
+    last_turned = turned and places[-1] not in upright
+    last = font if last_turned else text_width(shown[-1], font) if shown else 0.0
+    centre = (places[-1] + 0.5) * size if places else 0.0
     overhang = max(0.0, centre + last / 2 - len(labels) * size)
     extent = max(widths) + font if turned else font * LINE
-    axis = {"tickvals": list(range(0, len(labels), step)), "tickangle": -90 if turned else 0}
-    return Ticks(axis | {"ticktext": [escape(label) for label in shown]}, extent, overhang)
+    axis = {"tickvals": places, "tickangle": -90 if turned else 0}
+    ticktext = [escape(label) for label in shown]
+    return Ticks(axis | {"ticktext": ticktext}, extent, overhang, upright)
+
+
+def upright_labels(
+    ticks: Ticks, font: int, axes: str = ""
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """A turned column axis of panel x<axes> without the labels that fit upright, and those
+    labels as annotations set upright above their columns, where the turned ones start (Plotly
+    turns every tick label of an axis alike)."""
+    axis, upright = ticks.axis, set(ticks.upright)
+    if not upright:
+        return axis, []
+    shown = dict(zip(axis["tickvals"], axis["ticktext"], strict=True))
+    notes = [
+        {"text": shown[at], "x": at, "xref": f"x{axes}", "y": 1, "yref": f"y{axes} domain",
+         "yanchor": "bottom", "yshift": UPRIGHT_SHIFT, "showarrow": False,
+         "font": {"size": font}}
+        for at in sorted(upright)
+    ]  # fmt: skip
+    ticktext = ["" if at in upright else text for at, text in shown.items()]
+    return axis | {"ticktext": ticktext}, notes
 
 
 def is_cjk(text: str) -> bool:
@@ -382,6 +411,7 @@ class Panel:
     traces: list[Trace]
     axes: dict[str, Any]  # xaxis<s> and yaxis<s>
     shapes: list[dict[str, Any]]
+    notes: list[dict[str, Any]] = field(default_factory=list)  # column labels set upright
 
 
 def panel_title(text: str, x: float, y: float, font: int) -> dict[str, Any]:
@@ -434,10 +464,10 @@ def panel(
         skip = {"hoverinfo": "skip"} if "customdata" in hover else hover
         traces = [trace | skip, _click_layer(matrix, hover, size, axes)]
     shapes = cell_rects(masked, MASK_COLOUR, 0.55, axes) + _selected(matrix, axes)
-    layout = _axes(matrix, font, size, axes, labels)
+    layout, notes = _axes(matrix, font, size, axes, labels)
     if titled:
         layout = _titled(layout, matrix, lang, font, row_title)
-    return Panel(traces, layout, shapes)
+    return Panel(traces, layout, shapes, notes)
 
 
 def _titled(
@@ -545,18 +575,21 @@ def _click_layer(matrix: Matrix, hover: dict[str, Any], size: int, axes: str) ->
 
 def _axes(
     matrix: Matrix, font: int, size: int, axes: str, labels: tuple[bool, bool]
-) -> dict[str, Any]:
-    """Both axes of a panel: labels on its rows and columns (columns on top), row 0 on top."""
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Both axes of a panel: labels on its rows and columns (columns on top), row 0 on top; and
+    the column labels set upright beside turned ones, where the columns are labelled."""
     n, m = matrix.z.shape
     common = {"showgrid": False, "zeroline": False, "tickfont": {"size": font}}
-    x = common | column_ticks(matrix.cols, font, size).axis | {"side": "top"}
+    columns, notes = upright_labels(column_ticks(matrix.cols, font, size), font, axes)
+    x = common | columns | {"side": "top"}
     y = common | row_ticks(matrix.rows, font, size).axis
-    return {
+    both = {
         f"xaxis{axes}": x
         | {"range": [-0.5, m - 0.5], "anchor": f"y{axes}", "showticklabels": labels[1]},
         f"yaxis{axes}": y
         | {"range": [n - 0.5, -0.5], "anchor": f"x{axes}", "showticklabels": labels[0]},
     }
+    return both, notes if labels[1] else []
 
 
 def cell_rects(

@@ -25,6 +25,30 @@ from viz_core import ONE_HOT, LabResult, jacobian_norm
 Above = Callable[[str, str], None]
 OUTPUT_DIMS = 8  # dimensions of V shown in the output stage
 CLOSE = 0.1  # largest weights of the two rows within this read as "close"
+# A trained head's own words for two verdicts: its std is measured, and its d_k is fixed.
+TRAINED_VERDICTS = {
+    "row_verdict_both": "row_verdict_both_trained",
+    "row_verdict_close": "row_verdict_close_trained",
+}
+
+
+def random_qk(result: LabResult) -> bool:
+    """Whether q and k are random with variance about 1 (seeded, or seeded embeddings through
+    seeded weights): then theory predicts a std of √d_k, and 1 after ÷√d_k. A trained head's
+    are learned: only its measured std is said of it."""
+    return result.source != "trained"
+
+
+def root_std(result: LabResult) -> float:
+    """The measured std of the scores ÷√d_k (without the temperature)."""
+    return result.std_scores / math.sqrt(result.steps.d_k)
+
+
+def train_link(lang: str) -> None:
+    """The link to /train, after the sentence that says why its gradient is another number than
+    a row's softmax Jacobian."""
+    st.caption(t("train_differs", lang))
+    page_link("train", t("train_link", lang))
 
 
 def row_from_selection(selection: object) -> int | None:
@@ -86,13 +110,14 @@ def scaled_stage(result: LabResult, row: int, lang: str, above: Above) -> None:
     above(t("scaled_title", lang), formula)
     stage_heatmap(result, "scaled", row, lang)
     if steps.scale:
-        st.caption(t("scaled_why_on", lang, sqrt_d=f"{math.sqrt(steps.d_k):.4g}"))
+        key = "scaled_why_on" if random_qk(result) else "scaled_why_on_trained"
+        st.caption(t(key, lang, sqrt_d=f"{math.sqrt(steps.d_k):.4g}"))
     elif steps.temperature == 1:
         st.caption(t("scaled_why_off", lang))
-        page_link("train", t("train_link", lang))
+        train_link(lang)
     else:
         st.caption(t("scaled_why_off_temperature", lang, temperature=f"{steps.temperature:g}"))
-        page_link("train", t("train_link", lang))
+        train_link(lang)
     key = "changed_scaled" if steps.divisor != 1 else "changed_scaled_none"
     safe_text(t(key, lang, after=after, **spread))
 
@@ -173,46 +198,60 @@ STAGE_VIEWS: dict[str, Callable[[LabResult, int, str, Above], None]] = {
 def row_panel(result: LabResult, row: int, lang: str) -> None:
     """The selected row scaled vs unscaled: its bars, and the numbers that explain them."""
     token = result.tokens[row]
-    scaled, unscaled = result.scaled.weights[row], result.unscaled.weights[row]
-    on, off = (result.stats, result.contrast_stats)[:: 1 if result.steps.scale else -1]
     chart(
         "row_bars", figures.row_bars, result.steps.weights[row], result.contrast.weights[row],
         result.tokens, scaled=result.steps.scale, lang=lang,
         title=t("bars_title", lang, token=token),
     )  # fmt: skip
-    numbers = {
-        # what softmax gets: each column divides by the temperature too
+    numbers = row_numbers(result, row)
+    verdict = row_verdict(*numbers["max"], *numbers["gradient"])
+    if not random_qk(result):  # no theory of a std of 1 for it, and no d to change
+        verdict = TRAINED_VERDICTS.get(verdict, verdict)
+    expected = row_expected(result, lang)
+    words = row_words(numbers, lang) | {"expected": expected[1], "std": f"{root_std(result):.3f}"}
+    # The table, then the verdict that reads it: beside it where the column holds both.
+    with st.container(horizontal=True, key="lab_row_words"):
+        table = row_table(numbers, expected, lang)
+        st.container(key="lab_row_numbers", width="content").markdown(table)
+        with st.container(key="lab_row_verdict"):
+            safe_text(t(verdict, lang, **words))
+    if not random_qk(result):  # no theory predicts its std: one sentence on why
+        st.caption(t("row_spread_trained", lang, std=words["std"]))
+    if verdict == "row_verdict_saturated":
+        train_link(lang)
+    row_sums = t("stat_row_sum", lang, error=format_small(result.row_sum_error))
+    st.caption(f"{row_sums} {t('stats_why', lang)}")
+
+
+def row_numbers(result: LabResult, row: int) -> dict[str, tuple[float, float]]:
+    """The row's numbers, scaled and unscaled: the std of all the scores softmax gets (each
+    divided by the temperature too), the row's largest weight, its entropy and the Frobenius
+    norm of its softmax Jacobian."""
+    on, off = (result.stats, result.contrast_stats)[:: 1 if result.steps.scale else -1]
+    scaled, unscaled = result.scaled.weights[row], result.unscaled.weights[row]
+    return {
         "spread": (result.std_scaled, result.std_scores / result.steps.temperature),
         "max": (float(on.max_weight[row]), float(off.max_weight[row])),
         "entropy": (float(on.entropy[row]), float(off.entropy[row])),
         "gradient": (float(jacobian_norm(scaled)), float(jacobian_norm(unscaled))),
     }
-    verdict = row_verdict(*numbers["max"], *numbers["gradient"])
-    # The table, then the verdict that reads it: beside it where the column holds both.
-    with st.container(horizontal=True, key="lab_row_words"):
-        table = row_table(numbers, row_expected(result, lang), lang)
-        st.container(key="lab_row_numbers", width="content").markdown(table)
-        with st.container(key="lab_row_verdict"):
-            safe_text(t(verdict, lang, **row_words(numbers, lang)))
-    if verdict == "row_verdict_saturated":
-        page_link("train", t("train_link", lang))
-    row_sums = t("stat_row_sum", lang, error=format_small(result.row_sum_error))
-    st.caption(f"{row_sums} {t('stats_why', lang)}")
 
 
 def row_expected(result: LabResult, lang: str) -> tuple[str, str, str]:
-    """The table's row under the spread: its label, and what the spread should be scaled and
-    unscaled, 1 and √d, each divided by the temperature (√d_k with several heads: each head
-    divides by its own). The label names T when it is not 1: on a projector its control is out
-    of sight."""
+    """The table's row under the spread: its label, and what the spread would be for random q
+    and k scaled and unscaled, 1 and √d, each divided by the temperature (√d_k with several
+    heads: each head divides by its own). The label says "expected" of random q and k, and "if
+    q, k were random" of a trained head's; it names T when T is not 1: on a projector its
+    control is out of sight."""
     steps = result.steps
     root = "√d_k" if result.heads > 1 else "√d"
     sqrt_d = math.sqrt(steps.d_k)
     temperature = steps.temperature
+    label = "row_expected" if random_qk(result) else "row_random"
     if temperature == 1:
-        return t("row_expected", lang), "1", f"{root} = {sqrt_d:.2f}"
+        return t(label, lang), "1", f"{root} = {sqrt_d:.2f}"
     return (
-        t("row_expected_t", lang, temperature=f"{temperature:g}"),
+        t(f"{label}_t", lang, temperature=f"{temperature:g}"),
         f"1/T = {1 / temperature:.3g}",
         f"{root}/T = {sqrt_d / temperature:.2f}",
     )
@@ -238,6 +277,7 @@ def row_words(numbers: dict[str, tuple[float, float]], lang: str) -> dict[str, s
     is (or that it is zero to the three decimals the table shows)."""
     (max_on, max_off), (grad_on, grad_off) = numbers["max"], numbers["gradient"]
     words = {
+        "spread": f"{numbers['spread'][0]:.3f}",
         "max_on": f"{max_on:.3f}",
         "max_off": f"{max_off:.3f}",
         "grad_on": f"{grad_on:.3f}",

@@ -150,7 +150,8 @@ def step_qkv(result: LabResult, lang: str) -> None:
         )
         choose(StepsParams, "matrix", t("st_matrix", lang), ("q", "k", "v"), horizontal=True,
                format_func=str.upper)  # fmt: skip
-        safe_text(t("st_why_1", lang, dims=dims, d=d_k))
+        key = "st_why_1_trained" if result.source == "trained" else "st_why_1"
+        safe_text(t(key, lang, dims=dims, d=d_k))
     name = state.current(StepsParams).matrix
     with figure_side:
         shown = per_dimension(result, getattr(steps, name)[:, :dims])
@@ -170,7 +171,12 @@ def step_scaled(result: LabResult, lang: str) -> None:
     sqrt_d = f"{math.sqrt(steps.d_k):.4g}"
     heads = result.heads
     formula = scale_latex(steps.d_k, steps.temperature, heads) if steps.scale else r"S' = S"
-    why = t("st_why_3", lang, sqrt_d=sqrt_d) if steps.scale else t("st_why_3_off", lang)
+    why = t("st_why_3_off", lang)
+    if steps.scale:
+        # a trained head's std is measured, not predicted: ÷√d_k need not bring it to 1
+        std = f"{result.std_scores / math.sqrt(steps.d_k):.3f}"
+        key = "st_why_3_trained" if result.source == "trained" else "st_why_3"
+        why = t(key, lang, sqrt_d=sqrt_d, std=std)
     show("step_scaled", by_token(result, steps.scaled), lang, formula, why)
 
 

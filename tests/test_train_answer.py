@@ -367,4 +367,4 @@ def test_the_gradient_sentence_names_its_quantity_and_why_the_lab_s_differs(lang
     runs = [train_head("previous", 64, scale, 0, 300, "sgd", checkpoints=31) for scale in (1, 0)]
     early = [float(np.median(run.grad_norm[:30])) for run in runs]
     assert f"{early[1] / early[0]:#.3g}".rstrip(".") in why
-    assert "‖∂L/∂W‖" in why and "‖∂p/∂x‖" in why and "Jacobian" in why and "p − y" in why
+    assert "‖∂L/∂W‖" in why and "‖∂p/∂x‖" in why and "Jacobian" in why and "ŷ − y" in why

@@ -6,7 +6,7 @@ Pure Python and numpy (no ``st.*``): the verdicts are functions of the runs, tes
 import dataclasses
 import json
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -471,11 +471,11 @@ def sweep_classes(result: Sweep) -> list[str]:
     return classes
 
 
-def _d_list(ds: list[int], lang: str) -> str:
+def _d_list(ds: Sequence[object], lang: str) -> str:
     return ("、" if lang == "zh" else ", ").join(str(d) for d in ds)
 
 
-def _median_range(values: list[float], form: str = "{:.0f}") -> str:
+def _median_range(values: Sequence[float], form: str = "{:.0f}") -> str:
     """ "40–60" from the finite values, "40" when they agree, "—" when there are none."""
     finite = [v for v in values if math.isfinite(v)]
     if not finite:

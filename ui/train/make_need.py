@@ -60,7 +60,8 @@ def sweeps(kernels: str, seeds: int = NEED_SEEDS) -> dict[str, dict[str, object]
     """Both optimizers' sweeps of seeds 0 … ``seeds`` − 1 as JSON values, trained with one set
     of ``KERNELS``."""
     code = f"from ui.train.make_need import _print; _print({seeds})"
-    return json.loads(portable(code, kernels))
+    made: dict[str, dict[str, object]] = json.loads(portable(code, kernels))
+    return made
 
 
 def _print(seeds: int) -> None:

@@ -12,6 +12,13 @@ and ``chart``, a small JSON-able description of the app's own figure for the rev
 - ``{"kind": "compare", "labels": [...], "raw": [...], "scaled": [...]}``: a statistic
   against d without and with ÷√d.
 
+A chart also carries what makes the reveal teach (a truth stored before these keys has none):
+``"why"``, ``{"text": id, "args": {...}}``, the sentence ``cl_why_<id>`` that says why, with
+its numbers computed here and formatted; ``"series"``, what the figure shows (``cl_series_<id>``:
+"raw", "scaled", "probs", …); and ``"contrast"``, the figure that makes the point beside it (the
+same row with ÷√d switched, q·k ÷√d beside q·k), of the same kinds. Only a revealed room shows
+a chart, so nothing of the answer leaks before the reveal.
+
 Three kinds of answer: "choice" (one of ``Truth.options``), "number" (typed, kept as typed, and
 counted under the label of the bin that holds it; the bin that holds the truth is right) and
 "character" (exactly one character, as the lab's tokenizer counts them).
@@ -49,6 +56,9 @@ from viz_core.settings import Spec
 from viz_core.translator import translator_config
 
 KINDS = ("choice", "number", "character")
+# Prompt arguments added later, for a question stored before them: a lab row's row-0 token
+# ([CLS], the lab's default first token).
+OLD_ARGS = {"first": "[CLS]"}
 LANGS = ("zh", "en")
 DIGITS = 6  # a chart's numbers are rounded to this many decimals
 
@@ -131,7 +141,7 @@ class Question:
         suffix = f"_{lang}"
         plain = {k: v for k, v in args.items() if not k.endswith(("_zh", "_en"))}
         plain |= {k.removesuffix(suffix): v for k, v in args.items() if k.endswith(suffix)}
-        return self.prompt[lang].format(**plain)
+        return self.prompt[lang].format(**(OLD_ARGS | plain))
 
     def normalise(self, truth: Truth, value: object) -> tuple[str, str]:
         """(the answer as stored, its key in the tally); ValueError when it does not fit."""
@@ -310,8 +320,20 @@ LAB_FIELDS = {
 LAB_DEFAULTS: dict[str, Any] = {name: getattr(VIEW, name) for name in LAB_FIELDS}
 
 
-def lab_row(settings: dict[str, Any]) -> tuple[tuple[str, ...], np.ndarray, int]:
-    """The lab's tokens, the selected row's weights and its effective d, at these settings."""
+@dataclass(frozen=True)
+class LabRow:
+    """The selected row of a lab view, as asked and with ÷√d switched."""
+
+    tokens: tuple[str, ...]  # (n,)
+    weights: np.ndarray  # (n,), the row's weights as the view computes them; sums to 1
+    contrast: np.ndarray  # (n,), the same row with ÷√d switched; sums to 1
+    logits: np.ndarray  # (n,), what enters softmax (÷√d or not, ÷T), -inf where masked
+    contrast_logits: np.ndarray  # (n,), the same with ÷√d switched
+    d: int  # the view's d (the model's d_model when trained)
+
+
+def lab_row(settings: dict[str, Any]) -> LabRow:
+    """The lab's tokens and the selected row, scaled as asked and switched, at these settings."""
     heads = TRAINED.heads if settings["source"] == "trained" else settings["heads"]
     if settings["source"] != "trained" and settings["d"] % heads:
         raise Invalid("heads_divide", d=settings["d"])
@@ -325,11 +347,15 @@ def lab_row(settings: dict[str, Any]) -> tuple[tuple[str, ...], np.ndarray, int]
     weights = result.steps.weights[row]
     if not weights.sum() > 0:
         raise Invalid("row_empty", row=row)
-    return result.tokens, weights, result.d
+    steps, contrast = result.steps, result.contrast
+    return LabRow(result.tokens, weights, contrast.weights[row], steps.masked[row],
+                  contrast.masked[row], result.d)  # fmt: skip
 
 
-def lab_args(settings: dict[str, Any], token: str, d: int) -> dict[str, str]:
-    """The lab prompts' arguments: the row's token and number, and the setup in each language."""
+def lab_args(settings: dict[str, Any], tokens: Sequence[str], d: int) -> dict[str, str]:
+    """The lab prompts' arguments: the row's token, its number and the token of row 0 (rows
+    count from 0: [CLS] with the special tokens), and the setup in each language."""
+    token, first = tokens[settings["row"]], tokens[0]
     zh = [f"d = {d:,}", "除以 √d" if settings["scale"] else "不除以 √d"]
     en = [f"d = {d:,}", "divided by √d" if settings["scale"] else "not divided by √d"]
     if settings["mask"] != "none":
@@ -347,6 +373,7 @@ def lab_args(settings: dict[str, Any], token: str, d: int) -> dict[str, str]:
     return {
         "token": token,
         "row": str(settings["row"]),
+        "first": first,
         "d": f"{d:,}",
         "setup_zh": "，".join(zh),
         "setup_en": ", ".join(en),
@@ -355,11 +382,11 @@ def lab_args(settings: dict[str, Any], token: str, d: int) -> dict[str, str]:
 
 def lab_top_key(settings: dict[str, Any]) -> Truth:
     """Which key takes the largest weight in the selected row."""
-    tokens, weights, d = lab_row(settings)
-    options = unique_labels(tokens)
-    best = int(np.argmax(weights))
-    args = lab_args(settings, tokens[settings["row"]], d)
-    return choice_truth(options[best], options, args, bars(options, weights, best))
+    found = lab_row(settings)
+    options = unique_labels(found.tokens)
+    best = int(np.argmax(found.weights))
+    args = lab_args(settings, found.tokens, found.d)
+    return choice_truth(options[best], options, args, lab_chart(settings, found))
 
 
 WEIGHT_EDGES: tuple[float | None, ...] = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
@@ -367,11 +394,35 @@ WEIGHT_EDGES: tuple[float | None, ...] = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
 
 def lab_top_weight(settings: dict[str, Any]) -> Truth:
     """How much weight the selected row's largest key takes."""
-    tokens, weights, d = lab_row(settings)
-    best = int(np.argmax(weights))
-    args = lab_args(settings, tokens[settings["row"]], d)
-    chart = bars(unique_labels(tokens), weights, best)
-    return number_truth(min(float(weights[best]), 1.0), WEIGHT_EDGES, args, chart)
+    found = lab_row(settings)
+    best = int(np.argmax(found.weights))
+    args = lab_args(settings, found.tokens, found.d)
+    chart = lab_chart(settings, found)
+    return number_truth(min(float(found.weights[best]), 1.0), WEIGHT_EDGES, args, chart)
+
+
+def lab_chart(settings: dict[str, Any], found: LabRow) -> dict[str, Any]:
+    """The row's weights beside the same row with ÷√d switched, and why the top key wins: its
+    score entering softmax and its lead over the next key, each way."""
+    labels = unique_labels(found.tokens)
+    best = int(np.argmax(found.weights))
+    shown, other = ("scaled", "raw") if settings["scale"] else ("raw", "scaled")
+    chart = bars(labels, found.weights, best) | {"series": shown}
+    contrast = bars(labels, found.contrast, best) | {"series": other}
+    allowed = np.flatnonzero(np.isfinite(found.logits))
+    args = {"token": found.tokens[settings["row"]], "key": labels[best],
+            "weight": f"{found.weights[best]:.3f}"}  # fmt: skip
+    if len(allowed) < 2:
+        return chart | {"why": {"text": "lab_row_alone", "args": args}, "contrast": contrast}
+    runner = max((j for j in allowed if j != best), key=lambda j: found.logits[j])
+    args |= {
+        "runner": labels[runner],
+        "score": f"{found.logits[best]:.2f}",
+        "gap": f"{found.logits[best] - found.logits[runner]:.2f}",
+        "contrast_gap": f"{found.contrast_logits[best] - found.contrast_logits[runner]:.2f}",
+        "contrast_weight": f"{found.contrast[best]:.3f}",
+    }
+    return chart | {"why": {"text": "lab_row", "args": args}, "contrast": contrast}
 
 
 # --- /scaling and /softmax ----------------------------------------------------------------------
@@ -384,32 +435,60 @@ def spread_edges(d: int) -> tuple[float | None, ...]:
 
 
 def score_std(settings: dict[str, Any]) -> Truth:
-    """The standard deviation σ of q·k for random q, k in d dimensions."""
+    """The standard deviation σ of q·k for random q, k in d dimensions; beside it the theory
+    √d, and the same samples ÷√d (σ about 1)."""
     d = settings["d"]
     dots = sample_dot_products(d, settings["samples"], "normal", settings["seed"])
-    sigma = float(dots.std())
-    counts, edges = np.histogram(dots, bins=30)
-    chart = {
+    root = math.sqrt(d)
+    sigma, scaled_sigma = float(dots.std()), float((dots / root).std())
+    chart = histogram(dots, sigma, root, f"√{d:,} = {root:.2f}") | {"series": "raw"}
+    contrast = histogram(dots / root, scaled_sigma, 1.0, "1") | {"series": "scaled"}
+    args = {"d": f"{d:,}", "samples": f"{settings['samples']:,}", "theory": f"{root:.2f}",
+            "sigma": f"{sigma:.2f}", "scaled_sigma": f"{scaled_sigma:.2f}"}  # fmt: skip
+    chart |= {"why": {"text": "score_std", "args": args}, "contrast": contrast | {"axis": "q·k/√d"}}
+    return number_truth(sigma, spread_edges(d), {"d": args["d"], "samples": args["samples"]}, chart)
+
+
+def histogram(values: np.ndarray, sigma: float, theory: float, theory_text: str) -> dict[str, Any]:
+    """A histogram's description (30 bins), its measured σ and the theory's, as a number and as
+    the formula that gives it."""
+    counts, edges = np.histogram(values, bins=30)
+    return {
         "kind": "histogram",
         "edges": [round(float(e), 4) for e in edges],
         "counts": [int(c) for c in counts],
         "mark": round(sigma, 4),
+        "theory": round(theory, 4),
+        "theory_text": theory_text,
     }
-    args = {"d": f"{d:,}", "samples": f"{settings['samples']:,}"}
-    return number_truth(sigma, spread_edges(d), args, chart)
 
 
 SHARE_EDGES: tuple[float | None, ...] = (0.0, 0.4, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.9, 1.0)
 
 
 def softmax_top(settings: dict[str, Any]) -> Truth:
-    """The largest probability softmax gives these scores."""
+    """The largest probability softmax gives these scores; beside them, the e^x it divides."""
     values = settings["values"]
     probs = softmax(values)
     best = int(np.argmax(probs))
     labels = [f"{v:g}" for v in values]
     args = {"values": ", ".join(labels)}
-    return number_truth(float(probs[best]), SHARE_EDGES, args, bars(labels, probs, best))
+    chart = bars(labels, probs, best) | exps_parts(values, best)
+    return number_truth(float(probs[best]), SHARE_EDGES, args, chart)
+
+
+def exps_parts(values: Sequence[float], best: int) -> dict[str, Any]:
+    """Softmax's work shown: e^x of each score beside the probabilities, and why the largest
+    is what it is (its e^x over the sum)."""
+    exps = np.exp(np.asarray(values, dtype=float))
+    total = float(exps.sum())
+    labels = [f"{v:g}" for v in values]
+    args = {"top": labels[best], "exp": f"{exps[best]:.4g}", "total": f"{total:.4g}",
+            "value": f"{exps[best] / total:.3f}", "scores": ", ".join(labels),
+            "exps": ", ".join(f"{e:.4g}" for e in exps),
+            "probs": ", ".join(f"{e / total:.3f}" for e in exps)}  # fmt: skip
+    contrast = bars(labels, exps, best) | {"series": "exps"}
+    return {"series": "probs", "why": {"text": "softmax", "args": args}, "contrast": contrast}
 
 
 # --- the trained models -------------------------------------------------------------------------
@@ -420,6 +499,10 @@ def model_fill(settings: dict[str, Any]) -> Truth:
     guesses = fill_mask(settings["text"], top=5)
     labels = [character for character, _ in guesses]
     chart = bars(labels, [p for _, p in guesses], 0)
+    runner = guesses[1] if len(guesses) > 1 else guesses[0]
+    why = {"answer": labels[0], "p": f"{guesses[0][1]:.3f}", "runner": runner[0],
+           "runner_p": f"{runner[1]:.3f}"}  # fmt: skip
+    chart["why"] = {"text": "model_fill", "args": why}
     args = {"text": settings["text"]}
     return Truth(labels[0], None, (), {lang: () for lang in LANGS}, (), args, chart)
 
@@ -429,16 +512,33 @@ TRANSLATOR = translator_config()
 
 def translator_word(settings: dict[str, Any]) -> Truth:
     """The English word the translator reads most while it writes the row's character: its
-    cross-attention of one decoder layer, averaged over the heads (row i writes character i)."""
+    cross-attention of one decoder layer, averaged over the heads (row i writes character i);
+    beside it, the same row in the other decoder layer."""
     run = align(settings["english"], settings["chinese"])
     row, n = settings["row"], len(run.target_tokens) - 1
     if row >= n:
         raise Invalid("row_past_chars", row=row, n=n, high=n - 1)
-    weights = np.mean(run.cross[settings["layer"]], axis=0)[row]  # (S,), rows sum to 1
+    layer = settings["layer"]
+    other = (layer + 1) % len(run.cross)  # the other decoder layer (the shipped model has 2)
+    weights = np.mean(run.cross[layer], axis=0)[row]  # (S,), rows sum to 1
+    elsewhere = np.mean(run.cross[other], axis=0)[row]  # (S,)
     options = unique_labels(run.source_tokens)
     best = int(np.argmax(weights))
+    runner = int(np.argsort(-weights, kind="stable")[1]) if len(weights) > 1 else best
+    why = {"char": run.target_tokens[row], "word": options[best], "weight": f"{weights[best]:.3f}",
+           "runner": options[runner], "runner_weight": f"{weights[runner]:.3f}",
+           "layer": str(layer + 1), "other_layer": str(other + 1),
+           "other_weight": f"{elsewhere[best]:.3f}"}  # fmt: skip
+    chart = bars(options, weights, best) | {"series": "layer"}
+    chart |= {
+        "series_args": {"layer": why["layer"]},
+        "why": {"text": "translator_word", "args": why},
+    }
+    if other != layer:
+        contrast = bars(options, elsewhere, int(np.argmax(elsewhere)))
+        chart["contrast"] = contrast | {"series": "layer", "series_args": {"layer": str(other + 1)}}
     args = {"char": run.target_tokens[row], "english": settings["english"]}
-    return choice_truth(options[best], options, args, bars(options, weights, best))
+    return choice_truth(options[best], options, args, chart)
 
 
 # --- the articles' three questions --------------------------------------------------------------
@@ -478,35 +578,55 @@ SOFTMAX_OPS = {
     ),
 }
 SATURATION_DS = (16, 64, 256, 1024, 4096)
+SATURATION_N, SATURATION_TRIALS = 9, 200  # keys per random row, rows averaged
 
 
 def why_scale(settings: dict[str, Any]) -> Truth:
     """Q1: the variance argument, shown by the mean largest softmax weight against d."""
-    run = saturation(SATURATION_DS, n=9, trials=200, seed=0)
+    run = saturation(SATURATION_DS, n=SATURATION_N, trials=SATURATION_TRIALS, seed=0)
+    args = {"trials": str(SATURATION_TRIALS), "n": str(SATURATION_N), "d": f"{run.ds[-1]:,}",
+            "raw": f"{run.max_raw[-1]:.3f}", "scaled": f"{run.max_scaled[-1]:.3f}"}  # fmt: skip
     chart = {
         "kind": "compare",
         "labels": [f"d = {d}" for d in run.ds],
         "raw": [round(float(v), DIGITS) for v in run.max_raw],
         "scaled": [round(float(v), DIGITS) for v in run.max_scaled],
+        "why": {"text": "why_scale", "args": args},
     }
     return Truth("A", None, LETTERS, dict(WHY_SCALE), (), {}, chart)
 
 
+SOFTMAX_EXAMPLE = (2.0, 1.0, 0.1)  # the article's scores
+
+
 def softmax_ops(settings: dict[str, Any]) -> Truth:
     """Q2: exp, then divide by the sum; shown on the article's [2, 1, 0.1]."""
-    breakdown = softmax_breakdown([2.0, 1.0, 0.1])
+    breakdown = softmax_breakdown(list(SOFTMAX_EXAMPLE))
     best = int(np.argmax(breakdown.probs))
-    chart = bars(["2", "1", "0.1"], breakdown.probs, best)
+    chart = bars([f"{v:g}" for v in SOFTMAX_EXAMPLE], breakdown.probs, best)
     chart["exps"] = [round(float(e), DIGITS) for e in breakdown.naive_exps]  # e^2 = 7.389, …
     chart["total"] = round(float(breakdown.naive_total), DIGITS)
+    chart |= exps_parts(SOFTMAX_EXAMPLE, best)
+    chart["why"] = {"text": "softmax_ops", "args": chart["why"]["args"]}
     return Truth("B", None, LETTERS, dict(SOFTMAX_OPS), (), {}, chart)
 
 
 def xi_share(settings: dict[str, Any]) -> Truth:
-    """Q3: whose value takes the largest share of 喜's new vector, by the article's own row."""
+    """Q3: whose value takes the largest share of 喜's new vector, by the article's own row;
+    beside it, the same row without ÷8."""
     weights = softmax_breakdown(XI_ROW, XI_DIVISOR).probs
+    raw = softmax(list(XI_ROW))
     best = int(np.argmax(weights))
-    return choice_truth(XI_TOKENS[best], XI_TOKENS, {}, bars(XI_TOKENS, weights, best))
+    runner = int(np.argsort(-np.asarray(XI_ROW), kind="stable")[1])
+    args = {"key": XI_TOKENS[best], "score": f"{XI_ROW[best]:g}", "divisor": f"{XI_DIVISOR:g}",
+            "scaled": f"{XI_ROW[best] / XI_DIVISOR:.2f}", "runner": XI_TOKENS[runner],
+            "runner_score": f"{XI_ROW[runner]:g}",
+            "runner_scaled": f"{XI_ROW[runner] / XI_DIVISOR:.2f}",
+            "weight": f"{weights[best]:.3f}", "raw_weight": f"{raw[best]:.3f}"}  # fmt: skip
+    chart = bars(XI_TOKENS, weights, best) | {"series": "scaled"}
+    chart["contrast"] = bars(XI_TOKENS, raw, int(np.argmax(raw))) | {"series": "raw"}
+    chart["why"] = {"text": "xi_share", "args": args}
+    return choice_truth(XI_TOKENS[best], XI_TOKENS, {}, chart)
 
 
 # --- the registry -------------------------------------------------------------------------------
@@ -538,10 +658,10 @@ QUESTIONS: dict[str, Question] = {
             kind="choice",
             page="lab",
             prompt={
-                "zh": "在这个视图里（{setup}），“{token}”这一行（第 {row} 行）中，"
-                "哪个键的权重最大？",
+                "zh": "在这个视图里（{setup}），“{token}”这一行（第 {row} 行；第 0 行是“{first}”）"
+                "中，哪个键的权重最大？",
                 "en": "In this view ({setup}), which key gets the largest weight in the row of "
-                "“{token}” (row {row})?",
+                "“{token}” (row {row}; row 0 is “{first}”)?",
             },
             defaults=LAB_DEFAULTS,
             fields=LAB_FIELDS,

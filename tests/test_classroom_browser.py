@@ -282,17 +282,21 @@ def answer(phone, question, value, lang):
     return tapped
 
 
+REVEALED = ("class_answers", "class_truth", "class_contrast")  # a reveal's charts, if drawn
+
+
 def rough_edges(teacher, phone, lang):
     """What a teacher or a student would see wrong: labels that overlap, a chart below a
     projector's first screen, a phone's page wider than the phone."""
     seen = []
-    for key in ("class_answers", "class_truth"):
+    drawn = [key for key in REVEALED if teacher.locator(key_of(key)).count()]
+    for key in drawn:
         ticks = f"{key_of(key)} g.xtick text, {key_of(key)} g.ytick text"
         clashes = overlapping(boxes(teacher, ticks))
         if clashes:
             seen.append(f"projector: {key}'s labels overlap, e.g. {clashes[:3]}")
     height = teacher.viewport_size["height"]  # a projector does not scroll while it is shown
-    for key in ("class_answers", "class_truth"):
+    for key in drawn:
         box = teacher.locator(key_of(key)).bounding_box()
         if box and box["y"] + box["height"] > height:
             bottom = box["y"] + box["height"]
@@ -417,11 +421,17 @@ def lesson(teacher, windows, base, room, link, lang, question, given, timings):
     assert figure_data(teacher, "class_truth")["y"] == pytest.approx(truth.chart["values"])
     teacher_truth = t("cl_truth", lang, answer="").strip()
     assert teacher.get_by_text(teacher_truth).count() == 1
+    bars_drawn(teacher, "class_contrast")  # both lessons' truths have a contrast beside them
+    open_view = teacher.get_by_role("link", name=t("cl_open_view", lang))
+    assert open_view.count() == 1 and room not in open_view.get_attribute("href")
     for phone, label in zip(phones, picked, strict=True):
         counted, ticks = phone_bars(phone)
         assert ticks == [f"{truth.answer} ✓"], ticks
         assert {label: n for label, n in counted.items() if n} == expected, counted
         assert phone.get_by_text(says_truth).count() == 1
+        assert phone.locator("p.why").count() == 1  # why, in a sentence
+        link = phone.locator("a.view").get_attribute("href")  # the app's view, not the class
+        assert link.startswith("/") and room not in link and not link.startswith("/join")
         verdict = t("cl_right" if label == truth.answer else "cl_wrong", lang)
         assert phone.get_by_text(verdict, exact=True).count() == 1
         assert phone.evaluate("window.notReloaded === true")  # every step by its long-poll

@@ -21,6 +21,8 @@ from ui.kit.typography import LAPTOP, Screen
 
 OTHER_COLOUR = "#94a3b8"  # slate: the answers that are not the truth
 MARGIN = {"l": 56, "r": 12, "t": 36, "b": 64}
+SHORTER = 70  # px less for each chart of a reveal: three side by side under a sentence
+LABEL_PX = 22  # px a lying bar's label needs at least, so that ten bins' labels never touch
 
 
 def _bars(
@@ -41,11 +43,18 @@ def _bars(
     }
 
 
-def _layout(labels: list[str], y_title: str, top: float, screen: Screen) -> dict[str, Any]:
+def _height(screen: Screen, short: bool) -> int:
+    """A chart's height: a reveal's are shorter."""
+    return screen.bars_height - (SHORTER if short else 0)
+
+
+def _layout(
+    labels: list[str], y_title: str, top: float, screen: Screen, short: bool = False
+) -> dict[str, Any]:
     """Axes for a bar chart: the labels under the bars, a y range with room for the numbers."""
     ticks = {"size": screen.bar_font}
     return {
-        "height": screen.bars_height,
+        "height": _height(screen, short),
         "margin": MARGIN,
         "showlegend": False,
         "xaxis": {  # labels turn where they would collide (a number's bins on a phone)
@@ -69,10 +78,11 @@ def answers_histogram(
     *,
     lang: str,
     screen: Screen = LAPTOP,
+    short: bool = False,
 ) -> dict[str, Any]:
     """How many students gave each answer, a bar to the right of each (lying bars: ten bins'
     labels read on a phone too); with ``right`` (once revealed) that bar is the truth's colour
-    and says so."""
+    and says so; ``short`` beside a reveal's figures."""
     shown = [escape(label) for label in labels]
     colours = [SELECT_COLOUR if i == right else OTHER_COLOUR for i in range(len(labels))]
     if right is None:
@@ -86,8 +96,8 @@ def answers_histogram(
     most = max(counts, default=0)
     ticks = {"size": screen.bar_font}
     layout = {
-        "height": screen.bars_height,
-        "margin": MARGIN | {"b": 48},
+        "height": max(_height(screen, short), 56 + LABEL_PX * len(shown)),
+        "margin": MARGIN | {"b": 48} | ({"t": 8} if short else {}),  # lying bars: no top text
         "showlegend": False,
         "yaxis": {"tickvals": list(range(len(shown))), "ticktext": shown, "tickfont": ticks,
                   "autorange": "reversed", "automargin": True},
@@ -98,65 +108,95 @@ def answers_histogram(
     return figure([bars], layout)
 
 
-def truth_chart(chart: dict[str, Any], *, lang: str, screen: Screen = LAPTOP) -> dict[str, Any]:
+def truth_chart(
+    chart: dict[str, Any],
+    *,
+    lang: str,
+    screen: Screen = LAPTOP,
+    top: float | None = None,
+    short: bool = False,
+) -> dict[str, Any]:
     """The app's own figure behind a question's truth, from the description stored with it:
     a row of weights or probabilities, a histogram of q·k, or a statistic without and with
-    ÷√d against d."""
+    ÷√d against d. ``top``: the y axis's top (a row beside its contrast shares one)."""
     kind = chart.get("kind")
     if kind == "histogram":
-        return _histogram(chart, lang, screen)
+        return _histogram(chart, lang, screen, short)
     if kind == "compare":
-        return _compare(chart, lang, screen)
+        return _compare(chart, lang, screen, short)
     labels = [escape(str(label)) for label in chart["labels"]]
     values = [float(value) for value in chart["values"]]
     best = int(chart["highlight"])
     colours = [SELECT_COLOUR if i == best else SCALED_COLOUR for i in range(len(values))]
     text = [format_value(value, 2) for value in values]
     bars = _bars(labels, values, colours, text, screen)
-    return figure([bars], _layout(labels, t("cl_axis_weight", lang), max(values), screen))
+    highest = max(values) if top is None else top
+    return figure([bars], _layout(labels, t("cl_axis_weight", lang), highest, screen, short))
 
 
-def _histogram(chart: dict[str, Any], lang: str, screen: Screen) -> dict[str, Any]:
-    """Sampled q·k as a histogram, and its σ marked on both sides of 0."""
+def _histogram(chart: dict[str, Any], lang: str, screen: Screen, short: bool) -> dict[str, Any]:
+    """Sampled q·k as a histogram, its measured σ marked on both sides of 0 and, when stored,
+    the theory's σ (√d; 1 once ÷√d) dotted beside it."""
     edges = [float(edge) for edge in chart["edges"]]
     centres = [(low + high) / 2 for low, high in itertools.pairwise(edges)]
     counts = [float(count) for count in chart["counts"]]
     sigma = float(chart["mark"])
+    axis = str(chart.get("axis", "q·k"))
     bars = {
         "type": "bar",
         "x": centres,
         "y": counts,
         "width": edges[1] - edges[0],
         "marker": {"color": SCALED_COLOUR},
-        "hovertemplate": "q·k ≈ %{x:.1f}: %{y}<extra></extra>",
+        "hovertemplate": f"{escape(axis)} ≈ %{{x:.2f}}: %{{y}}<extra></extra>",
     }
-    lines = [
-        {"type": "line", "x0": x, "x1": x, "y0": 0, "y1": 1, "yref": "paper",
-         "line": {"color": SELECT_COLOUR, "width": 3, "dash": "dash"}}
-        for x in (-sigma, sigma)
-    ]  # fmt: skip
-    note = {
-        "x": sigma, "y": 1, "yref": "paper", "xanchor": "left", "yanchor": "top",
-        "text": f" σ = {format_value(sigma, 3)}", "showarrow": False,
-        "font": {"size": screen.text_font, "color": SELECT_COLOUR},
-    }  # fmt: skip
+    lines, annotation = _sigma_marks(chart, sigma, lang, screen)
     ticks = {"size": screen.bar_font}
     layout = {
-        "height": screen.bars_height,
+        "height": _height(screen, short),
         "margin": MARGIN,
         "shapes": lines,
-        "annotations": [note],
+        "annotations": [annotation],
         "bargap": 0,
-        "xaxis": {"title": axis_title("q·k", screen.bar_font), "tickfont": ticks},
+        "xaxis": {"title": axis_title(escape(axis), screen.bar_font), "tickfont": ticks},
         "yaxis": {
             "title": axis_title(t("cl_axis_samples", lang), screen.bar_font),
             "tickfont": ticks,
+            "range": [0, max(counts, default=0) * 1.4 or 1],  # room for the note above the bars
         },
     }
     return figure([bars], layout)
 
 
-def _compare(chart: dict[str, Any], lang: str, screen: Screen) -> dict[str, Any]:
+def _sigma_marks(
+    chart: dict[str, Any], sigma: float, lang: str, screen: Screen
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """The measured σ dashed at ±σ and, when stored, the theory's dotted at ±its σ; the note
+    that says both, in the top left corner over a white ground (the lines pass under it)."""
+    note = t("cl_sigma_measured", lang, sigma=format_value(sigma, 3))
+    lines = _sigma_lines(sigma, "dash", 3)
+    if "theory" in chart:
+        lines += _sigma_lines(float(chart["theory"]), "dot", 2)
+        theory = escape(str(chart.get("theory_text", chart["theory"])))
+        note += "<br>" + t("cl_sigma_theory", lang, theory=theory)
+    annotation = {
+        "x": 0, "y": 1, "xref": "paper", "yref": "paper", "xanchor": "left", "yanchor": "top",
+        "text": note, "showarrow": False, "align": "left", "bgcolor": "rgba(255,255,255,0.85)",
+        "font": {"size": screen.text_font, "color": SELECT_COLOUR},
+    }  # fmt: skip
+    return lines, annotation
+
+
+def _sigma_lines(sigma: float, dash: str, width: int) -> list[dict[str, Any]]:
+    """Vertical lines at −σ and +σ."""
+    return [
+        {"type": "line", "x0": x, "x1": x, "y0": 0, "y1": 1, "yref": "paper",
+         "line": {"color": SELECT_COLOUR, "width": width, "dash": dash}}
+        for x in (-sigma, sigma)
+    ]  # fmt: skip
+
+
+def _compare(chart: dict[str, Any], lang: str, screen: Screen, short: bool) -> dict[str, Any]:
     """A statistic against d, without ÷√d (red) and with it (blue)."""
     labels = [escape(str(label)) for label in chart["labels"]]
     traces = []
@@ -165,6 +205,6 @@ def _compare(chart: dict[str, Any], lang: str, screen: Screen) -> dict[str, Any]
         bars = _bars(labels, values, [colour] * len(values), [f"{v:.2f}" for v in values], screen)
         traces.append(bars | {"name": t(f"cl_series_{name}", lang)})
     top = max(float(value) for value in [*chart["raw"], *chart["scaled"]])
-    layout = _layout(labels, t("cl_axis_top_weight", lang), top, screen)
+    layout = _layout(labels, t("cl_axis_top_weight", lang), top, screen, short)
     legend = {"orientation": "h", "y": 1.12, "x": 0, "font": {"size": screen.bar_font}}
     return figure(traces, layout | {"showlegend": True, "legend": legend, "barmode": "group"})

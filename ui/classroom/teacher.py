@@ -91,6 +91,7 @@ def showing(room: str, key: str, current: RoomView, lang: str) -> None:
     with steps:
         phase_buttons(room, key, current, lang)
         safe_text(t("cl_code_line", lang, room=room))
+        shared.reveal_heading(current, lang)
     shared.results(current, lang)
     question_bar(room, key, lang)
 

@@ -14,10 +14,12 @@ from classroom import QUESTIONS, Forbidden, Invalid, NotFound, Refusal
 from classroom.refusals import sentence
 from classroom.safety import digest
 from classroom.store import Mine, Roster
+from ui.classroom.compute import view_link, why_text
 from ui.phone import web
 from ui.phone.hub import Hub, Watched
 
 T = TypeVar("T")
+LANGS = ("zh", "en")
 Handler = Callable[["Api", Request], Awaitable[Response]]
 
 
@@ -76,17 +78,30 @@ def _version(room: Watched) -> int:
 
 def shared(roster: Roster) -> dict[str, Any]:
     """What every phone of the room is told at this version: the question, its options and
-    prompt in both languages; counts once shown, the truth once revealed."""
+    prompt in both languages; counts once shown, the truth once revealed, with why (a sentence)
+    and the link to the app's view behind it, each in both languages."""
     view = roster.view
     question = QUESTIONS.get(view.question_id or "")
-    prompt = {lang: question.say(lang, view.args) for lang in ("zh", "en")} if question else None
+    prompt = {lang: question.say(lang, view.args) for lang in LANGS} if question else None
     return {
         "version": view.version, "phase": view.phase, "question_id": view.question_id,
         "number": view.number, "kind": view.kind, "options": list(view.options),
         "option_text": {k: list(v) for k, v in view.option_text.items()}, "prompt": prompt,
         "counts": view.counts, "answered": view.answered, "answer": view.answer,
-        "value": view.value, "locked": view.locked,
+        "value": view.value, "locked": view.locked, **taught(roster),
     }  # fmt: skip
+
+
+def taught(roster: Roster) -> dict[str, dict[str, str] | None]:
+    """Once revealed: ``why`` (None for a truth stored before reveals said why) and ``link``,
+    each by language; both None before."""
+    view = roster.view
+    if view.phase != "revealed" or view.question_id not in QUESTIONS:
+        return {"why": None, "link": None}
+    why = {lang: why_text(view.chart, lang) for lang in LANGS}
+    link = {lang: view_link(view.question_id or "", view.settings, lang, view.answer)
+            for lang in LANGS}  # fmt: skip
+    return {"why": why if all(why.values()) else None, "link": link}
 
 
 def mine(roster: Roster, me: Mine) -> dict[str, Any]:

@@ -16,6 +16,7 @@ from classroom import QUESTIONS, Invalid, NotFound, Refusal
 from classroom.refusals import sentence
 from classroom.safety import normalise_code
 from classroom.store import Mine, Roster
+from ui.classroom.compute import view_link, why_text
 from ui.kit.text import t
 from ui.phone import web
 from ui.phone.api import Api, mine
@@ -61,6 +62,7 @@ def question(roster: Roster, me: Mine, lang: str) -> dict[str, Any] | None:
         "short": all(len(text) <= 6 for text in texts),  # three to a row
         "prompt": QUESTIONS[view.question_id].say(lang, view.args), "long_texts": long_texts,
         "bars": bars(roster), "answered": view.answered or 0, "truth": truth(roster, lang),
+        **reveal(roster, lang),
     }  # fmt: skip
 
 
@@ -73,6 +75,16 @@ def bars(roster: Roster) -> list[dict[str, Any]]:
         {"label": key, "count": n, "width": round(100 * n / top), "right": key == right}
         for key, n in counts.items()
     ]
+
+
+def reveal(roster: Roster, lang: str) -> dict[str, str]:
+    """Once revealed: why the truth is what it is, and the link that opens the app's view of
+    the question (the app's own page: no room, token or key)."""
+    view = roster.view
+    if view.phase != "revealed" or view.question_id not in QUESTIONS:
+        return {"why": "", "link": ""}
+    link = view_link(view.question_id or "", view.settings, lang, view.answer)
+    return {"why": why_text(view.chart, lang), "link": link}
 
 
 def truth(roster: Roster, lang: str) -> str:

@@ -7,7 +7,7 @@ boot.import_all()  # before anything else: no first run may meet a half-imported
 
 import streamlit as st  # noqa: E402
 
-from ui.kit import memory, notes, screen, state, touch  # noqa: E402
+from ui.kit import lesson_bar, memory, notes, screen, state, touch  # noqa: E402
 from ui.kit.pages import FAVICON  # noqa: E402
 from ui.kit.text import t  # noqa: E402
 
@@ -31,6 +31,10 @@ page = st.navigation(state.navigation_pages(lang), position="top")
 screen.watch_width(link_notes)
 touch.one_tap()
 state.app_switches()
+# A lesson's step opens its own page: after the switches (a run that ends in a switch without
+# them drops their values), before the page's widgets.
+link_notes += lesson_bar.follow()
+lesson_bar.bar(lang)
 notes.show_notes(link_notes, lang)
 
 try:

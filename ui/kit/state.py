@@ -34,6 +34,7 @@ from viz_core.settings import (
 S = TypeVar("S", bound=Settings)
 T = TypeVar("T")
 CARRY = "_carried"  # {field: value}: what follows the user, as the last page left it
+LESSON = "_lesson"  # {"id", "step"} of the lesson on screen (ui/kit/lesson_bar.py), or None
 
 
 # --- the app's own switches: language and presenter mode ------------------------------------
@@ -162,8 +163,14 @@ def restore(settings: type[Settings], base: Settings | None = None) -> list[Note
     first run), and takes what the user carried from another page. A second set on the page
     (``base``: the page's own, whose values it takes where the link sets none) carries nothing."""
     values, found = _first(settings, base)
+    # A value the link itself gives wins over one carried from the page before.
+    linked = set(query()) if settings.store() not in st.session_state else set()
     missing = tuple(name for name in CARRIED if name in settings.specs() and base is None)
-    missing = tuple(name for name in missing if settings.widget_key(name) not in st.session_state)
+    missing = tuple(
+        name
+        for name in missing
+        if settings.widget_key(name) not in st.session_state and name not in linked
+    )
     values, kept = _carry(values, missing)
     for key, value in values.to_state().items():
         if key not in st.session_state:
@@ -225,12 +232,17 @@ def refit_ready(settings: type[Settings]) -> bool:
     return all(settings.widget_key(name) in st.session_state for name in settings.specs())
 
 
-def hand_over(values: Settings) -> None:
-    """Open the page that ``values`` belong to, with exactly these settings: one explicit call
-    (the model page's "open in the lab")."""
+def hand_on(values: Settings) -> None:
+    """Make ``values`` the settings their page opens with next, exactly."""
     st.session_state[values.store()] = values
     put(values)
     _carry_on(values)
+
+
+def hand_over(values: Settings) -> None:
+    """Open the page that ``values`` belong to, with exactly these settings: one explicit call
+    (the model page's "open in the lab")."""
+    hand_on(values)
     st.switch_page(page_named(values.PAGE).file)
 
 
@@ -271,7 +283,9 @@ class Slot(Generic[T]):
 
 def full_query(params: dict[str, str]) -> dict[str, str]:
     """A page's settings plus the app-wide ones: language, and presenter mode when on."""
-    return {**params, "lang": lang(), **({"present": "true"} if present() else {})}
+    where = st.session_state.get(LESSON)
+    lesson = {"lesson": where["id"], "step": str(where["step"])} if where else {}
+    return {**params, "lang": lang(), **({"present": "true"} if present() else {}), **lesson}
 
 
 def publish(params: dict[str, str]) -> dict[str, str]:

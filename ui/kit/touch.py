@@ -20,8 +20,9 @@ TAP_JS = """export default function () {
 }"""
 
 
-# Hidden: an element of no height still takes a gap of the page's column.
-TAP_CSS = "<style>.st-key-_tap{display:none}</style>"
+# Hidden: an element of no height still takes a gap of the page's column (the lesson bar's
+# keys too).
+TAP_CSS = "<style>.st-key-_tap,.st-key-_lesson_keys{display:none}</style>"
 
 
 def one_tap() -> None:

@@ -62,9 +62,9 @@ def answer_clauses(lang):
         if len(cell.kinds) > 1:
             place = where({(optimizer, d_k): cell}, cell.kinds, lang)
             clauses.append(
-                f"with {place} it learns {ways(cell, lang)}, depending on the processor"
+                f"with {place} it learns {ways(cell, lang)}, by processor"
                 if lang == "en"
-                else f"{place}时学得{ways(cell, lang)}，要看处理器"
+                else f"{place}时学得{ways(cell, lang)}，因处理器而异"
             )
     return clauses
 
@@ -154,8 +154,8 @@ def test_the_run_s_frame_names_its_seed_and_the_seeds_median(optimizer, d_k):
     assert not [claim for claim in SETTING_CLAIMS if claim in finding + seeds + why]
     # The answer beside the curves says so too: a teacher reads the two together.
     bodies = [html.unescape(element.proto.body) for element in at.get("html")]
-    (answer,) = [body for body in bodies if "Does a head need ÷√d_k to learn?" in body]
-    assert "Stored sweep: median of 12 seeds × 3 kernel sets" in answer
+    (answer,) = [body for body in bodies if "Does a head need ÷√d_k?" in body]
+    assert "Stored runs: 12 seeds × 3 kernel sets" in answer
     assert ("(seed 0 above differs: see below)" in answer) == (not agrees)
 
 

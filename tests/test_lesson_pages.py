@@ -503,11 +503,16 @@ def test_steps_bad_step_is_noted(step):
 
 
 def test_quiz_has_the_articles_questions_and_eight_numeric_ones():
-    """Three model answers to reveal, eight numeric questions with answer boxes."""
+    """Eight numeric questions with answer boxes and their answers to reveal; in the articles'
+    section, three model answers to reveal and no answer box."""
     at = open_app("quiz", lang="en")
     answers = [box for box in at.expander if box.label != "About this page"]
-    assert len(answers) == 3 + 8  # besides the page's own "About this page"
+    assert len(answers) == 8  # besides the page's own "About this page"
     assert len([box for box in at.number_input if box.key.startswith("quiz_answer_")]) == 8
+    at = open_app("quiz", lang="en", section="article")
+    answers = [box for box in at.expander if box.label != "About this page"]
+    assert len(answers) == 3
+    assert not [box for box in at.number_input if box.key.startswith("quiz_answer_")]
 
 
 def test_quiz_checks_answers_and_gives_feedback():

@@ -75,7 +75,8 @@ def follow() -> list[Note]:
     return found
 
 
-def _go(lesson_id: str, number: int) -> None:
+def go(lesson_id: str, number: int) -> None:
+    """Open step ``number`` of a lesson on the next run (a button's callback)."""
     st.session_state[GO] = (lesson_id, number)
 
 
@@ -92,10 +93,10 @@ def bar(lang: str) -> None:
     number, total = where["step"], len(lesson.steps)
     step: Step = lesson.steps[number - 1]
     with st.container(horizontal=True, key="lesson_bar", vertical_alignment="center"):
-        st.button("←", key="lesson_prev", disabled=number == 1, on_click=_go,
+        st.button("←", key="lesson_prev", disabled=number == 1, on_click=go,
                   args=(lesson.id, number - 1), help=t("lesson_prev", lang))  # fmt: skip
         safe_text(f"{lesson.title[lang]} · {number} / {total} · {step.title[lang]}", tag="strong")
-        st.button("→", key="lesson_next", disabled=number == total, on_click=_go,
+        st.button("→", key="lesson_next", disabled=number == total, on_click=go,
                   args=(lesson.id, number + 1), help=t("lesson_next", lang))  # fmt: skip
         with st.popover(t("lesson_notes", lang), key="lesson_notes"):
             safe_text(step.notes[lang])

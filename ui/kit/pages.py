@@ -45,6 +45,7 @@ PAGES = (  # the default page first; the top bar shows the first ones, a lesson'
     Page("kernel", ":material/bolt:", "online_softmax_steps", reads="lab"),
     Page("variants", ":material/genetics:", "gqa_heads", reads="lab"),
     Page("model", ":material/psychology:", "model_heads"),
+    Page("lesson", ":material/school:", None),
 )
 PATHS = tuple(page.path for page in PAGES)
 

@@ -47,7 +47,6 @@ MIN_CELL = 4  # px: a matrix too large for its room becomes a texture that still
 GAP = 16  # px between panels
 LINE = 1.3  # em: the height of a line of tick text
 UPRIGHT_SHIFT = 4  # px above the plot: past the ticks, where turned labels start (screenshots)
-SHORT = 2  # characters: a label this short turned on its side reads as a dot ("i", ".")
 NAMED_UP_TO = 2500  # cells: hover names larger figures' cells by position (labels cost bytes)
 
 
@@ -336,8 +335,8 @@ def column_ticks(labels: Sequence[str], font: int, size: int) -> Ticks:
     """Column labels upright while each fits its room; else, on an axis with no CJK label, on
     their side (Latin reads well turned), and where any is CJK, upright with the long ones
     shortened ("[CLS]" → "CLS"): a CJK character on its side is hard to read. Hover has them
-    whole. On a turned axis, ``upright`` names the columns whose short labels fit their room:
-    turned, a narrow one ("i", ".") reads as a dot, so the heatmap sets those upright
+    whole. On a turned axis, ``upright`` names the columns whose labels fit their room: turned,
+    a narrow one ("i", ".") reads as a dot, so the heatmap sets those upright
     (``upright_labels``)."""
     step = every(font, size)
     room = step * size - 2
@@ -348,9 +347,7 @@ def column_ticks(labels: Sequence[str], font: int, size: int) -> Ticks:
     turned = not fits and not any(is_cjk(label) for label in labels)
     if not fits and not turned:
         shown = [shorten(label, font, room) for label in shown]
-    # only the one- and two-character labels: a word among turned words reads best turned too
-    short = [len(label) <= SHORT and w <= room for label, w in zip(shown, widths, strict=True)]
-    upright = tuple(at for at, fits_up in zip(places, short, strict=True) if turned and fits_up)
+    upright = tuple(at for at, w in zip(places, widths, strict=True) if turned and w <= room)
     last_turned = turned and places[-1] not in upright
     last = font if last_turned else text_width(shown[-1], font) if shown else 0.0
     centre = (places[-1] + 0.5) * size if places else 0.0

@@ -110,6 +110,30 @@ def wait_idle(page, settle_ms=400, timeout_s=60.0):
     page.wait_for_timeout(settle_ms)
 
 
+def wait_quiet(page, quiet_ms=1500, timeout_s=60.0):
+    """Wait until no script run has ended for ``quiet_ms``: a page that reruns itself (a first
+    visit's width watch, /model's guesses after its heads) is done. Under a loaded CI machine a
+    click between two such runs can land on a chart that is being replaced."""
+    deadline = time.monotonic() + timeout_s
+    seen, since = page.runs_ended, time.monotonic()
+    while time.monotonic() - since < quiet_ms / 1000:
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"the page kept rerunning for {timeout_s:.0f} s")
+        page.wait_for_timeout(100)
+        if page.runs_ended != seen:
+            seen, since = page.runs_ended, time.monotonic()
+    page.runs_seen = page.runs_ended
+    page.wait_for_selector(IDLE, state="attached", timeout=60_000)
+
+
+def poll(page, found, timeout_s=30.0):
+    """``found()``'s first truthy value, asked every 100 ms while the page runs; else its last."""
+    deadline = time.monotonic() + timeout_s
+    while not (value := found()) and time.monotonic() < deadline:
+        page.wait_for_timeout(100)
+    return value
+
+
 def screenshot(page, name):
     """Save a screenshot as a test artifact (git-ignored)."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)

@@ -30,11 +30,12 @@ page = st.navigation(state.navigation_pages(lang), position="top")
 # browser has not set up yet when it asks for the rerun comes back with its default).
 screen.watch_width(link_notes)
 touch.one_tap()
-state.app_switches()
+switches = state.app_switches()
 # A lesson's step opens its own page: after the switches (a run that ends in a switch without
 # them drops their values), before the page's widgets.
 link_notes += lesson_bar.follow()
 lesson_bar.bar(lang)
+lesson_bar.add_button(switches, page.url_path, page.title, lang)
 notes.show_notes(link_notes, lang)
 
 try:

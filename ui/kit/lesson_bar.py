@@ -3,12 +3,15 @@ the page (the lesson's and the step's titles, N / total, ← →, the teacher's 
 The keys ←/→ and PageUp/PageDown (what a presentation clicker sends) press ← and →.
 """
 
+from typing import NamedTuple
+
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from ui.kit import notes, state
 from ui.kit.display import safe_text
-from ui.kit.lessons import Lesson, Step, lessons
-from ui.kit.pages import page_named, page_settings
+from ui.kit.lessons import CUSTOM, MINE, Lesson, Step, lesson_of, parse_view, view_of
+from ui.kit.pages import PATHS, page_named, page_settings
 from ui.kit.snippets import snippet
 from ui.kit.text import t
 from viz_core.settings import Note, to_int
@@ -37,21 +40,22 @@ def from_link() -> list[Note]:
         return []
     found = state.query()
     asked = (found.get("lesson") or [""])[0]
+    st.session_state[state.LESSON] = None
     if not asked:
-        st.session_state[state.LESSON] = None
         return []
-    lesson = lessons().get(asked)
-    if lesson is None:
-        st.session_state[state.LESSON] = None
-        return [Note("lesson", "—")]
+    token = (found.get("steps") or [""])[0] if asked == CUSTOM else None
+    try:
+        lesson = lesson_of({"id": asked, "steps": token})
+    except (KeyError, ValueError):  # not a lesson we ship, or steps we cannot read
+        return [Note("steps" if token is not None else "lesson", "—")]
     raw = (found.get("step") or ["1"])[0]
     number = to_int(raw)
     usable = number is not None and 1 <= number <= len(lesson.steps)
-    st.session_state[GO] = (lesson.id, number if usable else 1)
+    st.session_state[GO] = (lesson.id, number if usable else 1, token)
     return [] if usable else [Note("step", "1")]
 
 
-def apply_step(lesson: Lesson, number: int) -> None:
+def apply_step(lesson: Lesson, number: int, token: str | None = None) -> None:
     """Open step ``number`` of ``lesson`` with exactly its view's settings: what the view does
     not set is the page's default, never a value carried from the page before."""
     step = lesson.steps[number - 1]
@@ -59,7 +63,8 @@ def apply_step(lesson: Lesson, number: int) -> None:
     for settings in page_settings(page_named(step.page)):
         values, _ = settings.parse(asked)
         state.hand_on(values)
-    st.session_state[state.LESSON] = {"id": lesson.id, "step": number}
+    where = {"id": lesson.id, "step": number}
+    st.session_state[state.LESSON] = where | ({"steps": token} if token else {})
     st.switch_page(page_named(step.page).file)
 
 
@@ -70,14 +75,15 @@ def follow() -> list[Note]:
     go = st.session_state.pop(GO, None)
     if go is not None:
         notes.hold(found)  # shown by the step's page, after the switch
-        lesson_id, number = go
-        apply_step(lessons()[lesson_id], number)
+        lesson_id, number, token = go
+        apply_step(lesson_of({"id": lesson_id, "steps": token}), number, token)
     return found
 
 
-def go(lesson_id: str, number: int) -> None:
-    """Open step ``number`` of a lesson on the next run (a button's callback)."""
-    st.session_state[GO] = (lesson_id, number)
+def go(lesson_id: str, number: int, token: str | None = None) -> None:
+    """Open step ``number`` of a lesson on the next run (a button's callback); a teacher's own
+    lesson is named by its link's ``steps``."""
+    st.session_state[GO] = (lesson_id, number, token)
 
 
 def _leave() -> None:
@@ -89,16 +95,67 @@ def bar(lang: str) -> None:
     where = st.session_state.get(state.LESSON)
     if not where:
         return
-    lesson = lessons()[where["id"]]
+    lesson, token = lesson_of(where), where.get("steps")
     number, total = where["step"], len(lesson.steps)
     step: Step = lesson.steps[number - 1]
     with st.container(horizontal=True, key="lesson_bar", vertical_alignment="center"):
         st.button("←", key="lesson_prev", disabled=number == 1, on_click=go,
-                  args=(lesson.id, number - 1), help=t("lesson_prev", lang))  # fmt: skip
+                  args=(lesson.id, number - 1, token), help=t("lesson_prev", lang))  # fmt: skip
         safe_text(f"{lesson.title[lang]} · {number} / {total} · {step.title[lang]}", tag="strong")
         st.button("→", key="lesson_next", disabled=number == total, on_click=go,
-                  args=(lesson.id, number + 1), help=t("lesson_next", lang))  # fmt: skip
-        with st.popover(t("lesson_notes", lang), key="lesson_notes"):
-            safe_text(step.notes[lang])
+                  args=(lesson.id, number + 1, token), help=t("lesson_next", lang))  # fmt: skip
+        if step.notes:  # a teacher's own lesson has none
+            with st.popover(t("lesson_notes", lang), key="lesson_notes"):
+                safe_text(step.notes[lang])
         st.button(t("lesson_leave", lang), key="lesson_leave", on_click=_leave)
     snippet("lesson_keys", KEYS_JS)(key="_lesson_keys")
+
+
+# --- my lesson: views collected on any page, named and ordered on /lesson --------------------
+
+
+class Collected(NamedTuple):
+    """One collected view; ``number`` names its title box wherever the step moves."""
+
+    number: int
+    view: str
+    title: str
+
+
+COLLECTED: state.Slot[tuple[Collected, ...]] = state.Slot("lesson", "mine", ())
+
+
+def add_view(path: str, title: str, lang: str) -> None:
+    """Add the view on screen (its page and the settings its address holds) to my lesson."""
+    mine = COLLECTED.get()
+    if len(mine) >= MINE:
+        st.toast(t("lesson_mine_full", lang, most=MINE), icon=":material/block:")
+        return
+    view = view_of(path or PATHS[0], st.query_params.to_dict())
+    try:
+        parse_view(view)
+    except ValueError:  # the address is being rewritten: the next click takes it
+        st.toast(t("lesson_mine_later", lang), icon=":material/hourglass_top:")
+        return
+    number = max((step.number for step in mine), default=0) + 1
+    COLLECTED.set((*mine, Collected(number, view, title)))
+    st.toast(t("lesson_mine_added", lang, n=len(mine) + 1), icon=":material/playlist_add:")
+
+
+def add_button(row: DeltaGenerator, path: str, title: str, lang: str) -> None:
+    """The top bar's ＋ that adds this view to my lesson."""
+    row.button("", key="lesson_add", icon=":material/playlist_add:",
+               help=t("lesson_add", lang), on_click=add_view, args=(path, title, lang))  # fmt: skip
+
+
+def move(index: int, by: int) -> None:
+    """Move collected step ``index`` by ``by`` places (a button's callback)."""
+    mine = list(COLLECTED.get())
+    mine.insert(index + by, mine.pop(index))
+    COLLECTED.set(tuple(mine))
+
+
+def drop(index: int) -> None:
+    """Remove collected step ``index`` (a button's callback)."""
+    mine = COLLECTED.get()
+    COLLECTED.set(mine[:index] + mine[index + 1 :])

@@ -4,19 +4,26 @@ the app writes it; every question one the class mode asks). A bad file names its
 and the problem.
 """
 
+import base64
+import json
 import tomllib
+import zlib
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, urlencode, urlsplit
 
 from classroom.questions import QUESTIONS
 from ui.kit.pages import PATHS, declared_settings, page_named, page_settings
+from ui.kit.text import t
 from viz_core.settings import LANGUAGES
 
 FOLDER = Path(__file__).resolve().parents[2] / "lessons"
 STEPS = (4, 20)  # a lesson's fewest and most steps
-APP_KEYS = ("lang", "present", "lesson", "step")  # the app's and the lesson bar's: not a view's
+APP_KEYS = ("lang", "present", "lesson", "step", "steps")  # the app's and the bar's: not a view's
+CUSTOM = "custom"  # the id of a lesson whose steps the link carries (?lesson=custom&steps=…)
+MINE = 20  # the most steps a teacher's own lesson holds
+LINK_BYTES = 4096  # the most a link's steps may unpack to: no link makes the server inflate more
 
 
 class LessonError(ValueError):
@@ -81,6 +88,21 @@ def parse_view(view: str) -> tuple[str, dict[str, str]]:
     return path, query
 
 
+def view_of(path: str, query: dict[str, str]) -> str:
+    """The view a page's address shows, as a lesson writes it: only the settings that differ
+    from the page's defaults (B's, in compare mode, always), never a secret or the app's keys."""
+    page = page_named(path)
+    every = page_settings(page) + tuple(declared_settings(path)[1:])
+    kept: dict[str, str] = {}
+    for settings in every:
+        defaults = settings().to_query() if not settings.PREFIX else {}
+        for name, spec in settings.specs().items():
+            key = settings.PREFIX + name
+            if key in query and not spec.secret and query[key] != defaults.get(key):
+                kept[key] = query[key]
+    return f"/{path}" + (f"?{urlencode(kept)}" if kept else "")
+
+
 def _step(raw: object) -> Step:
     """One ``[[steps]]`` table, checked."""
     if not isinstance(raw, dict):
@@ -131,3 +153,47 @@ def load_lesson(path: Path) -> Lesson:
 def lessons() -> dict[str, Lesson]:
     """Every shipped lesson by id, in the files' order, loaded once per process."""
     return {path.stem: load_lesson(path) for path in sorted(FOLDER.glob("*.toml"))}
+
+
+# --- a teacher's own lesson, carried whole by its link ---------------------------------------
+
+
+def steps_token(steps: list[list[str]]) -> str:
+    """The ``steps`` value of a link that opens these (view, title) steps for anyone: JSON,
+    deflated, base64url (8 steps of the app's views with short titles: about 400 characters)."""
+    packed = json.dumps(steps, ensure_ascii=False, separators=(",", ":")).encode()
+    return base64.urlsafe_b64encode(zlib.compress(packed, 9)).decode().rstrip("=")
+
+
+@lru_cache(maxsize=64)  # the bar reads it every run; a few hundred bytes each
+def custom_lesson(token: str) -> Lesson:
+    """The lesson a link's ``steps`` carries, each view checked as a lesson file's are; a
+    ValueError for anything else (not ours, too long, a view the app does not have)."""
+    try:
+        deflated = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
+        inflater = zlib.decompressobj()
+        raw = json.loads(inflater.decompress(deflated, LINK_BYTES))
+        if inflater.unconsumed_tail:
+            raise ValueError("too long")
+    except (ValueError, zlib.error) as problem:  # binascii.Error, JSONDecodeError: ValueErrors
+        raise ValueError(f"steps is not a lesson: {problem}") from None
+    if not isinstance(raw, list) or not 1 <= len(raw) <= MINE:
+        raise ValueError(f"steps needs 1 to {MINE} steps")
+    steps = []
+    for number, item in enumerate(raw, start=1):
+        pair = isinstance(item, list) and len(item) == 2
+        if not pair or not all(isinstance(x, str) for x in item):
+            raise ValueError(f"step {number}: is not a view and a title")
+        view, title = item
+        page, query = parse_view(view)
+        name = title.strip()[:80] or view
+        steps.append(Step(view, page, query, dict.fromkeys(LANGUAGES, name), {}, None))
+    title = {lang: t("my_lesson", lang) for lang in LANGUAGES}
+    return Lesson(CUSTOM, title, 2 * len(steps), tuple(steps))
+
+
+def lesson_of(where: dict[str, object]) -> Lesson:
+    """The lesson a session is in (``state.LESSON``): a shipped one, or the link's own."""
+    if where["id"] == CUSTOM:
+        return custom_lesson(str(where["steps"]))
+    return lessons()[str(where["id"])]

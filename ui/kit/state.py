@@ -15,6 +15,7 @@ from typing import Any, Generic, TypeVar, cast
 from urllib.parse import urlencode
 
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 from streamlit.navigation.page import StreamlitPage
 
 from ui.kit import notes
@@ -34,7 +35,7 @@ from viz_core.settings import (
 S = TypeVar("S", bound=Settings)
 T = TypeVar("T")
 CARRY = "_carried"  # {field: value}: what follows the user, as the last page left it
-LESSON = "_lesson"  # {"id", "step"} of the lesson on screen (ui/kit/lesson_bar.py), or None
+LESSON = "_lesson"  # {"id", "step"[, "steps"]} of the lesson on screen (lesson_bar.py), or None
 
 
 # --- the app's own switches: language and presenter mode ------------------------------------
@@ -76,9 +77,10 @@ def lang() -> str:
     return str(st.session_state.get("lang", "zh"))
 
 
-def app_switches() -> None:
+def app_switches() -> DeltaGenerator:
     """The language and presenter mode, above every page (no sidebar to open). Built by the
-    entry before the page runs: a widget of one page would be another page's new widget."""
+    entry before the page runs: a widget of one page would be another page's new widget.
+    Returns their row, where the entry adds the lesson's ＋."""
     language = lang()
     # Handed to the browser again every run: when a run's elements were dropped (the next run
     # started before they were drawn, as a class opening a link at once makes happen), the
@@ -102,6 +104,7 @@ def app_switches() -> None:
         width="content",
     )
     row.toggle(t("present_label", language), key="present", help=t("present_help", language))
+    return row
 
 
 def navigation_pages(language: str) -> list[StreamlitPage]:
@@ -285,6 +288,8 @@ def full_query(params: dict[str, str]) -> dict[str, str]:
     """A page's settings plus the app-wide ones: language, and presenter mode when on."""
     where = st.session_state.get(LESSON)
     lesson = {"lesson": where["id"], "step": str(where["step"])} if where else {}
+    if where and "steps" in where:  # a teacher's own lesson: its link carries it whole
+        lesson["steps"] = where["steps"]
     return {**params, "lang": lang(), **({"present": "true"} if present() else {}), **lesson}
 
 

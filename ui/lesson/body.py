@@ -1,11 +1,16 @@
 """The lessons: each with its length, its steps, and Present, the teacher's notes as one
-printable page, and Download (its TOML file)."""
+printable page, and Download (its TOML file); and my lesson, the views a teacher collected
+with ＋ on any page, named, ordered, presented from one link or downloaded."""
+
+import json
+from urllib.parse import urlencode
 
 import streamlit as st
 
 from ui.kit import lesson_bar, state
 from ui.kit.display import safe_text, selectbox
-from ui.kit.lessons import FOLDER, Lesson, lessons
+from ui.kit.lesson_bar import COLLECTED, Collected
+from ui.kit.lessons import CUSTOM, FOLDER, Lesson, lessons, steps_token
 from ui.kit.text import t
 from ui.lesson.settings import NONE, LessonsParams
 
@@ -21,6 +26,7 @@ def render() -> None:
               format_func=names.__getitem__)  # fmt: skip
     params = state.current(LessonsParams)
     if params.notes == NONE:
+        my_lesson(lang)
         for lesson in lessons().values():
             card(lesson, lang)
     else:
@@ -57,3 +63,65 @@ def printable_notes(lesson: Lesson, lang: str) -> None:
         safe_text(step.view, tag="code", size="0.8rem")
         if step.question:
             safe_text(t("ls_asks", lang, question=step.question), size="0.875rem")
+
+
+def my_lesson(lang: str) -> None:
+    """The views collected with ＋, each named and moved here; then Present, its link (which
+    carries every step: nothing is stored on the server) and Download."""
+    mine = COLLECTED.get()
+    with st.container(border=True, key="lesson_mine"):
+        safe_text(t("my_lesson", lang), tag="h3")
+        if not mine:
+            safe_text(t("ls_mine_empty", lang), size="0.875rem")
+            return
+        named = tuple(mine_row(index, step, len(mine), lang) for index, step in enumerate(mine))
+        if named != mine:
+            COLLECTED.set(named)
+        token = steps_token([[step.view, step.title] for step in named])
+        with st.container(horizontal=True):
+            st.button(t("ls_present", lang), key="present_mine", type="primary",
+                      on_click=lesson_bar.go, args=(CUSTOM, 1, token),
+                      icon=":material/slideshow:")  # fmt: skip
+            st.download_button(t("ls_download", lang), mine_toml(named, lang),
+                               file_name="my_lesson.toml", mime="application/toml",
+                               key="download_mine", icon=":material/download:")  # fmt: skip
+        base = (st.context.url or "").split("?")[0]
+        st.caption(t("ls_mine_link", lang))
+        link = urlencode({"lesson": CUSTOM, "steps": token, "step": 1, "lang": lang})
+        st.code(f"{base}?{link}", language=None, wrap_lines=True)
+
+
+def mine_row(index: int, step: Collected, total: int, lang: str) -> Collected:
+    """One collected step: its number, its name (a box), its view, ↑ ↓ and remove. Returns the
+    step as named now."""
+    with st.container(horizontal=True, vertical_alignment="center", key=f"mine_{step.number}"):
+        safe_text(f"{index + 1}.", tag="strong")
+        title = st.text_input(t("ls_mine_name", lang), step.title, max_chars=80,
+                              key=f"mine_title_{step.number}", label_visibility="collapsed",
+                              width=260)  # fmt: skip
+        safe_text(step.view, tag="code", size="0.8rem")
+        st.button("", key=f"mine_up_{step.number}", icon=":material/arrow_upward:",
+                  disabled=index == 0, help=t("ls_mine_up", lang),
+                  on_click=lesson_bar.move, args=(index, -1))  # fmt: skip
+        st.button("", key=f"mine_down_{step.number}", icon=":material/arrow_downward:",
+                  disabled=index == total - 1, help=t("ls_mine_down", lang),
+                  on_click=lesson_bar.move, args=(index, 1))  # fmt: skip
+        st.button("", key=f"mine_drop_{step.number}", icon=":material/delete:",
+                  help=t("ls_mine_drop", lang),
+                  on_click=lesson_bar.drop, args=(index,))  # fmt: skip
+    return step._replace(title=title.strip() or step.title)
+
+
+def mine_toml(steps: tuple[Collected, ...], lang: str) -> str:
+    """My lesson as a lesson file to put in lessons/: each step's name in both languages and
+    notes to write (a shipped lesson needs notes on every step and one class question)."""
+    quoted = json.dumps  # a TOML basic string is a JSON string
+    title = quoted(t("my_lesson", lang))
+    lines = [f"title = {{ zh = {title}, en = {title} }}", f"minutes = {2 * len(steps)}"]
+    todo = quoted(t("ls_mine_notes_todo", lang))
+    for step in steps:
+        name = quoted(step.title)
+        lines += ["", "[[steps]]", f"view = {quoted(step.view)}",
+                  f"title = {{ zh = {name}, en = {name} }}",
+                  f"notes = {{ zh = {todo}, en = {todo} }}"]  # fmt: skip
+    return "\n".join(lines) + "\n"

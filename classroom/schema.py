@@ -14,7 +14,9 @@ does that). A new database runs the same steps as an old one, so both paths are 
   wrong code;
 - version 4: ``rooms.locked`` (the teacher closed the door: no more joins) and ``rooms.answers``,
   a counter every answer bumps, so a projector or a phone hears of an answer by one number
-  without counting the answers table.
+  without counting the answers table;
+- version 5: ``rooms.lesson`` and ``rooms.step``: where the teacher is in a lesson (a shipped
+  lesson's id, or a teacher's own lesson's link value), so that every phone follows.
 
 Why not Alembic: two small steps in plain SQLAlchemy DDL need no migration environment, no
 ``alembic.ini`` and no revision files, and Streamlit Community Cloud installs one dependency
@@ -26,6 +28,7 @@ latest, which every query in ``classroom.store`` uses.
 """
 
 from collections.abc import Callable
+from typing import Any
 
 from sqlalchemy import (
     Column,
@@ -43,7 +46,7 @@ from sqlalchemy import (
     text,
 )
 
-LATEST = 4
+LATEST = 5
 ADVISORY_LOCK = 0x636C617373  # "class": one lock for every replica's upgrade
 HASH = 64  # characters of a SHA-256, hex
 
@@ -54,6 +57,7 @@ def _rooms(metadata: MetaData, version: int) -> Table:
         Column("locked", Integer, nullable=False, server_default="0"),
         Column("answers", Integer, nullable=False, server_default="0"),
     ]
+    following: list[Column[Any]] = [Column("lesson", Text), Column("step", Integer)]
     return Table(
         "rooms", metadata,
         Column("id", Integer, primary_key=True, autoincrement=True),
@@ -65,6 +69,7 @@ def _rooms(metadata: MetaData, version: int) -> Table:
         Column("asked_id", Integer),  # the question asked last; no foreign key: asked → rooms
         Column("version", Integer, nullable=False),
         *(counters if version >= 4 else []),
+        *(following if version >= 5 else []),
     )  # fmt: skip
 
 
@@ -152,7 +157,7 @@ def _base_tables(conn: Connection) -> None:
     metadata.create_all(conn)
 
 
-def _add_column(conn: Connection, table: str, column: Column[float]) -> None:
+def _add_column(conn: Connection, table: str, column: Column[Any]) -> None:
     """ALTER TABLE … ADD COLUMN, the column's type as this database spells it."""
     spelled = column.type.compile(dialect=conn.dialect)
     conn.execute(text(f"ALTER TABLE {table} ADD COLUMN {column.name} {spelled}"))
@@ -176,11 +181,18 @@ def _counters(conn: Connection) -> None:
         conn.execute(text(f"ALTER TABLE rooms ADD COLUMN {name} INTEGER NOT NULL DEFAULT 0"))
 
 
+def _following(conn: Connection) -> None:
+    """Version 5: the lesson and step the teacher presents, none for the rooms already there."""
+    _add_column(conn, "rooms", Column("lesson", Text))
+    _add_column(conn, "rooms", Column("step", Integer))
+
+
 MIGRATIONS: tuple[Callable[[Connection], None], ...] = (
     _base_tables,
     _pacing,
     _tombstones,
     _counters,
+    _following,
 )  # [v − 1]: → v
 
 

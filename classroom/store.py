@@ -89,6 +89,7 @@ BUDGET = 0.75  # s: a call's checkout (the pool's ping, or connecting), +0.1 s a
 RETRY_AFTER = 1.0  # s: after a call could not connect to PostgreSQL, calls say Unavailable at once
 KEY_BYTES = 18  # 144 bits for teacher keys and student tokens
 CHANNEL = "classroom"  # PostgreSQL's NOTIFY channel: a room's code, for every server listening
+LESSON_CHARS = 8192  # a lesson's id, or a teacher's own lesson's link value (about 400 for 8 steps)
 CSV_COLUMNS = ("nickname", "question", "answer", "right", "time")
 
 
@@ -131,6 +132,8 @@ class RoomView:
     value: float | None  # a number's exact value, once revealed
     chart: dict[str, Any] | None  # the app's figure for the reveal, once revealed
     locked: bool = False  # the teacher closed the door: no new student may join
+    lesson: str | None = None  # the lesson the teacher presents (an id, or a link's steps)
+    step: int | None = None  # its step on the projector, 1, 2, …
 
 
 @dataclass(frozen=True)
@@ -702,6 +705,23 @@ class Store:
         asked = _Asked(int(asked_id), number, question, chosen, truth)
         return _room_view(room, "open", room.version + 1, asked, None)
 
+    def present(self, code: str, key: str, lesson: str | None, step: int | None) -> RoomView:
+        """Record the lesson step on the projector (None, None: no lesson), so that every phone
+        follows; the room's question is left as it is."""
+        if lesson is not None and (not isinstance(lesson, str) or len(lesson) > LESSON_CHARS):
+            raise Invalid("no_lesson")
+        if (lesson is None) != (step is None) or (step is not None and not 1 <= step <= 99):
+            raise Invalid("no_lesson")
+        with self._transaction(write=True) as conn:
+            room = self._teacher_room(conn, code, key, lock=True)
+            self._bump(conn, room, lesson=lesson, step=step)
+            asked = self._asked(conn, room)
+            shown = asked is not None and PHASES.index(room.phase) >= PHASES.index("shown")
+            counts = self._counts(conn, asked) if shown and asked is not None else None
+            room = self._room(conn, code)
+        self._changed(room.code)
+        return _room_view(room, room.phase, room.version, asked, counts)
+
     def _close_asked(self, conn: Connection, room: Row[Any], now: float) -> None:
         """Stamp the room's current question closed, if it is still open."""
         if room.asked_id is not None:
@@ -981,6 +1001,8 @@ def _room_view(
         value=truth.value if truth is not None and revealed else None,
         chart=truth.chart if truth is not None and revealed else None,
         locked=bool(room.locked),
+        lesson=room.lesson,
+        step=room.step,
     )
 
 

@@ -31,6 +31,7 @@ from bench.pg import PG_URL, pg_schema, raw_execute, raw_rows, with_search_path
 from bench.proxy import proxied
 from classroom import QUESTIONS, Store, Unavailable, default_url, schema
 from classroom import store as store_module
+from classroom.refusals import Invalid
 
 ALPHABET = set("ABCDEFGHJKMNPQRSTUVWXYZ23456789")
 HOUR = 3600.0
@@ -88,6 +89,41 @@ def teacher(store, room, action, *args):
 
 def ask(store, room, question_id="softmax_top", settings=None):
     return store.ask(room.code, room.teacher_key, question_id, settings)
+
+
+# --- a lesson the phones follow ----------------------------------------------------------------
+
+
+def test_present_records_the_teacher_s_step_for_every_phone_and_keeps_the_question(store, room):
+    """The step the teacher presents is in every phone's view, each change bumps the version (a
+    phone's long-poll wakes), the question asked stays, and None, None ends the lesson."""
+    ask(store, room)
+    before = store.room(room.code)
+    assert (before.lesson, before.step) == (None, None)
+    shown = teacher(store, room, "present", "why_sqrt_d", 3)
+    seen = store.room(room.code)
+    assert (seen.lesson, seen.step) == ("why_sqrt_d", 3) == (shown.lesson, shown.step)
+    assert seen.version == before.version + 1 == shown.version
+    assert (seen.question_id, seen.phase) == (before.question_id, "open")
+    assert store.roster(room.code).view.step == 3
+    teacher(store, room, "present", None, None)
+    assert (store.room(room.code).lesson, store.room(room.code).step) == (None, None)
+
+
+@pytest.mark.parametrize(
+    ("lesson", "step"),
+    [("why_sqrt_d", None), (None, 1), ("why_sqrt_d", 0), ("x" * 9000, 1), (3, 1)],
+)
+def test_a_step_that_is_no_step_is_refused(store, room, lesson, step):
+    with pytest.raises(Invalid) as refusal:
+        teacher(store, room, "present", lesson, step)
+    assert refusal.value.code == "no_lesson"
+
+
+def test_only_the_teacher_presents(store, room):
+    with pytest.raises(PermissionError):
+        store.present(room.code, "not-the-key", "why_sqrt_d", 1)
+    assert store.room(room.code).step is None
 
 
 # --- rooms and codes ----------------------------------------------------------------------------
@@ -1091,6 +1127,7 @@ def every_refusal(store, clock, url):
         ("nickname_too_long", ValueError, lambda: store.rename(code, student.token, "x" * 99)),
         ("nickname_empty", ValueError, lambda: store.rename(code, student.token, "  ")),
         ("no_student", LookupError, lambda: store.remove(code, key, 10**6)),
+        ("no_lesson", ValueError, lambda: store.present(code, key, "why_sqrt_d", 0)),
     ]
     found = [(name, base, refused(call)) for name, base, call in made]
     answer = partial(store.answer, code, student.token)
@@ -1123,6 +1160,7 @@ SAID = {
     "not_in_class": ("这部手机不在这堂课里", "This phone is not in this class"),
     "not_teacher": ("这不是这堂课的老师钥匙", "That is not the teacher's key"),
     "ask_first": ("请先出一道题", "ask one first"),
+    "no_lesson": ("课程要有名字", "steps count from 1"),
     "not_asked": ("老师还没有出题", "The teacher has not asked a question yet"),
     "no_question": ("没有叫 'no_such_question' 的题目", "no question called 'no_such_question'"),
     "class_full": ("这堂课已满（1 人）", "This class is full (1 students)"),

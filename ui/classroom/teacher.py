@@ -15,8 +15,9 @@ from ui.classroom import shared
 from ui.classroom.compute import LAB_VIEW, TEACHING, default_truth, store
 from ui.classroom.errors import said
 from ui.classroom.settings import ClassroomParams
-from ui.kit import state
+from ui.kit import lesson_bar, state
 from ui.kit.display import safe_text, state_toggle
+from ui.kit.lessons import lessons
 from ui.kit.snippets import snippet
 from ui.kit.text import t
 
@@ -190,6 +191,8 @@ def join_panel(room: str, locked: bool, lang: str) -> None:
 def tools(room: str, key: str, locked: bool, lang: str) -> None:
     """The students (remove one), the teacher's own link, the CSV, and ending the class."""
     with st.container(horizontal=True, vertical_alignment="center"):
+        with st.popover(t("cl_lessons_button", lang), icon=":material/slideshow:"):
+            lessons_list(lang)
         with st.popover(t("cl_students", lang), icon=":material/group:"):
             students_list(room, key, lang)
         with st.popover(t("cl_teacher_link", lang), icon=":material/key:"):
@@ -204,6 +207,14 @@ def tools(room: str, key: str, locked: bool, lang: str) -> None:
             st.caption(t("cl_end_why", lang))
             confirm = t("cl_end_confirm", lang)
             st.button(confirm, key="classroom_end", on_click=end, args=(room, key), type="primary")
+
+
+def lessons_list(lang: str) -> None:
+    """The lessons by title: a click presents step 1, the class kept (the phones follow)."""
+    st.caption(t("cl_lessons", lang))
+    for lesson in lessons().values():
+        st.button(lesson.title[lang], key=f"classroom_lesson_{lesson.id}",
+                  on_click=lesson_bar.go, args=(lesson.id, 1))  # fmt: skip
 
 
 def teacher_link(room: str, key: str, lang: str) -> None:

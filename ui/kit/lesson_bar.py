@@ -3,6 +3,7 @@ the page (the lesson's and the step's titles, N / total, ← →, the teacher's 
 The keys ←/→ and PageUp/PageDown (what a presentation clicker sends) press ← and →.
 """
 
+from collections.abc import Callable
 from typing import NamedTuple
 
 import streamlit as st
@@ -90,8 +91,9 @@ def _leave() -> None:
     st.session_state[state.LESSON] = None
 
 
-def bar(lang: str) -> None:
-    """The lesson bar, when a lesson is on: titles, N / total, ← →, notes, and leave."""
+def bar(lang: str, extra: Callable[[Step, str], None] | None = None) -> None:
+    """The lesson bar, when a lesson is on: titles, N / total, ← →, notes, ``extra`` (a class's
+    controls for the step), and leave."""
     where = st.session_state.get(state.LESSON)
     if not where:
         return
@@ -107,6 +109,8 @@ def bar(lang: str) -> None:
         if step.notes:  # a teacher's own lesson has none
             with st.popover(t("lesson_notes", lang), key="lesson_notes"):
                 safe_text(step.notes[lang])
+        if extra is not None:
+            extra(step, lang)
         st.button(t("lesson_leave", lang), key="lesson_leave", on_click=_leave)
     snippet("lesson_keys", KEYS_JS)(key="_lesson_keys")
 

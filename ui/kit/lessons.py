@@ -197,3 +197,28 @@ def lesson_of(where: dict[str, object]) -> Lesson:
     if where["id"] == CUSTOM:
         return custom_lesson(str(where["steps"]))
     return lessons()[str(where["id"])]
+
+
+def lesson_ref(where: dict[str, object]) -> str:
+    """How a class's store names the lesson on the projector: its id, or ``custom:`` and the
+    link's steps for a teacher's own."""
+    if where["id"] == CUSTOM:
+        return f"{CUSTOM}:{where['steps']}"
+    return str(where["id"])
+
+
+def step_named(ref: str | None, number: int | None, lang: str) -> dict[str, str] | None:
+    """What a phone says of the teacher's step: the lesson's title, "N / total" and the step's
+    title; None when there is none or the lesson is not one this server has."""
+    if ref is None or number is None:
+        return None
+    kind, _, token = ref.partition(":")
+    try:
+        lesson = custom_lesson(token) if kind == CUSTOM and token else lessons()[ref]
+    except (KeyError, ValueError):  # another replica's lesson, or a link's it cannot read
+        return None
+    if not 1 <= number <= len(lesson.steps):
+        return None
+    step = lesson.steps[number - 1]
+    return {"lesson": lesson.title[lang], "place": f"{number} / {len(lesson.steps)}",
+            "title": step.title[lang]}  # fmt: skip

@@ -284,6 +284,11 @@ class Slot(Generic[T]):
 # --- a page's opening and closing -----------------------------------------------------------
 
 
+def lesson_where() -> dict[str, Any] | None:
+    """The lesson on screen: {"id", "step"[, "steps"]}, or None."""
+    return cast(dict[str, Any] | None, st.session_state.get(LESSON))
+
+
 def full_query(params: dict[str, str]) -> dict[str, str]:
     """A page's settings plus the app-wide ones: language, and presenter mode when on."""
     where = st.session_state.get(LESSON)

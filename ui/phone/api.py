@@ -15,6 +15,7 @@ from classroom.refusals import sentence
 from classroom.safety import digest
 from classroom.store import Mine, Roster
 from ui.classroom.compute import view_link, why_text
+from ui.kit.lessons import step_named
 from ui.phone import web
 from ui.phone.hub import Hub, Watched
 
@@ -89,6 +90,7 @@ def shared(roster: Roster) -> dict[str, Any]:
         "option_text": {k: list(v) for k, v in view.option_text.items()}, "prompt": prompt,
         "counts": view.counts, "answered": view.answered, "answer": view.answer,
         "value": view.value, "locked": view.locked, **taught(roster),
+        "step": {lang: step_named(view.lesson, view.step, lang) for lang in LANGS},
     }  # fmt: skip
 
 

@@ -17,6 +17,7 @@ from classroom.refusals import sentence
 from classroom.safety import normalise_code
 from classroom.store import Mine, Roster
 from ui.classroom.compute import view_link, why_text
+from ui.kit.lessons import step_named
 from ui.kit.text import t
 from ui.phone import web
 from ui.phone.api import Api, mine
@@ -112,6 +113,7 @@ def render(request: Request, shown: Screen, lang: str, status: int = 200) -> Res
         "note_kind": shown.note_kind, "script": SCRIPT,
         "question": question(shown.roster, me, lang) if shown.roster and me else None,
         "right": mine(shown.roster, me)["right"] if shown.roster and me else None,
+        "step": step_named(view.lesson, view.step, lang) if view else None,
     }  # fmt: skip
     name = "main.html" if request.query_params.get("part") == "main" else "page.html"
     response = TEMPLATES.TemplateResponse(request, name, context, status_code=status)

@@ -527,3 +527,57 @@ def test_long_options_say_which_letter_is_which(phone_server, chromium, room):
             assert named or lettered, f"which text is {key}? {shown!r}"
     finally:
         phone.context.close()
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_phone_follows_the_teacher_s_lesson_and_answers_its_question(
+    phone_server, chromium, room, lang
+):
+    """A projector (the app at 1280 × 720, presenter mode, the teacher's link) and a phone: the
+    teacher picks why_sqrt_d on /classroom, and the phone shows step 1's title, then step 2's
+    after → (each within PHONE_DELAY, no reload); on a step with a question, Ask the class puts
+    it on the phone, which answers it; the store holds the answer."""
+    from browser_support import count_runs, wait_idle
+
+    from ui.kit.lessons import lessons
+
+    base, teacher = phone_server
+    code, key = room.code, room.teacher_key
+    phone = Phone(chromium, base, "js", lang)
+    projector = count_runs(chromium.new_context(viewport={"width": 1280, "height": 720}))
+    tab = projector.new_page()
+    lesson = lessons()["why_sqrt_d"]
+    try:
+        join(phone, code, teacher, key)
+        phone.mark()
+        tab.goto(f"{base}/classroom?room={code}&key={key}&lang={lang}&present=true")
+        wait_idle(tab, settle_ms=800)
+        tab.get_by_role("button", name=t("cl_lessons_button", lang)).click()
+        since = time.monotonic()
+        tab.get_by_role("button", name=lesson.title[lang], exact=True).click()
+        phone.heard("p.step", lesson.steps[0].title[lang], since=since)
+        wait_idle(tab, settle_ms=800)
+        tab.locator(".st-key-lesson_bar").wait_for(timeout=WAIT_MS)
+        since = time.monotonic()
+        tab.keyboard.press("ArrowRight")
+        phone.heard("p.step", lesson.steps[1].title[lang], since=since)
+        assert teacher.room(code).step == 2
+        question = lesson.steps[1].question
+        assert question is not None  # the lesson's step 2 asks the class
+        wait_idle(tab, settle_ms=800)
+        since = time.monotonic()
+        tab.locator(".st-key-lesson_ask button").click()
+        truth = QUESTIONS[question].truth()
+        phone.heard("h2", QUESTIONS[question].say(lang, truth.args), since=since)
+        box = phone.page.locator("main#live input[name=value]")
+        box.fill(f"{truth.value:.1f}")
+        with phone.navigating():
+            phone.page.get_by_role("button", name=phone.says("cl_send"), exact=True).tap()
+        phone.page.get_by_text(phone.says("cl_received")).wait_for(timeout=WAIT_MS)
+        [student] = teacher.students(code, key)
+        assert student.answered and teacher.room(code).question_id == question
+        save(phone, "lesson-step")
+        assert phone.errors == []
+    finally:
+        phone.context.close()
+        projector.close()

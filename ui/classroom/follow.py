@@ -18,6 +18,11 @@ from ui.kit.text import t
 TOLD: state.Slot[tuple[str, str | None, int | None]] = state.Slot(
     "classroom", "lesson_told", ("", None, None)
 )
+# The answers' popover as wide as the screen allows: its charts side by side, as on /classroom.
+WIDE = (
+    "<style>div[data-testid='stPopoverBody']:has(.st-key-lesson_answers_body)"
+    "{width:min(1180px,96vw)!important;max-width:96vw!important}</style>"
+)
 NEXT = {"open": "close", "closed": "show_answers", "shown": "reveal"}  # the bar's next action
 
 
@@ -79,5 +84,6 @@ def answers(current: RoomView, lang: str) -> None:
     if PHASES.index(current.phase) < PHASES.index("shown"):
         return
     with st.popover(t("cl_step_answers", lang), key="lesson_answers", icon=":material/bar_chart:"):
-        shared.prompt(current, lang)
-        shared.results(current, lang)
+        st.html(WIDE)
+        with st.container(key="lesson_answers_body"):
+            shared.results(current, lang)

@@ -111,7 +111,8 @@ def bar(lang: str, extra: Callable[[Step, str], None] | None = None) -> None:
                 safe_text(step.notes[lang])
         if extra is not None:
             extra(step, lang)
-        st.button(t("lesson_leave", lang), key="lesson_leave", on_click=_leave)
+        st.button("", key="lesson_leave", icon=":material/close:", help=t("lesson_leave", lang),
+                  on_click=_leave)  # fmt: skip
     snippet("lesson_keys", KEYS_JS)(key="_lesson_keys")
 
 

@@ -726,13 +726,15 @@ def _where(cells: list[Need], lang: str) -> str:
 def _need_clauses(cells: list[Need], lang: str) -> str:
     """Learns or not, by setting: one clause per verdict, with its settings and ratios."""
     clauses = []
-    for kind in NEED_KINDS:
-        group = [need for need in cells if need.kind == kind]
-        if group:
-            ratio = _median_range([r for need in group for r in _ratios(need)], "{:.1f}")
-            words = {"where": _where(group, lang), "ratio": ratio, "max_steps": cells[0].max_steps}
-            ways = t("tr_need_or", lang).join(dict.fromkeys(_ways(need, lang) for need in group))
-            clauses.append(t(f"tr_need_c_{kind}", lang, ways=ways, **words))
+    # One clause per verdict; where the kernel sets differ, one per set of verdicts they give.
+    groups: dict[tuple[str, tuple[str, ...]], list[Need]] = {}
+    for need in cells:
+        groups.setdefault((need.kind, need.kinds if need.kind == "varies" else ()), []).append(need)
+    for (kind, _), group in sorted(groups.items(), key=lambda item: NEED_KINDS.index(item[0][0])):
+        ratio = _median_range([r for need in group for r in _ratios(need)], "{:.1f}")
+        words = {"where": _where(group, lang), "ratio": ratio, "max_steps": cells[0].max_steps}
+        ways = _ways(group[0], lang)  # every cell of a group gives the same verdicts
+        clauses.append(t(f"tr_need_c_{kind}", lang, ways=ways, **words))
     return t("tr_need_then", lang).join(clauses)
 
 
@@ -741,11 +743,14 @@ def _need_answer(cells: list[Need], lang: str) -> list[str]:
     answer = t("tr_need_answer", lang, clauses=_need_clauses(cells, lang))
     kinds = {kind for need in cells for kind in need.kinds}
     so = "stuck" if "stuck" in kinds else "slower" if "slower" in kinds else "none"
-    stuck = _where([need for need in cells if "stuck" in need.kinds], lang)
+    stuck_cells = [need for need in cells if "stuck" in need.kinds]
+    stuck = _where(stuck_cells, lang)
+    if stuck_cells and all(need.kind == "varies" for need in stuck_cells):
+        so = "stuck_some"  # no setting is stuck under every kernel set
     max_steps = cells[0].max_steps
     sentences = [answer, t(f"tr_need_so_{so}", lang, where=stuck, max_steps=max_steps)]
     never = [sum(counts) for counts in zip(*(need.never for need in cells), strict=True)]
-    if any(never) and so != "stuck":  # the stuck settings' runs are told already
+    if any(never) and not so.startswith("stuck"):  # the stuck settings' runs are told already
         runs = sum(need.runs for need in cells)
         words = {"never": _counts(never), "runs": runs, "max_steps": max_steps}
         sentences.append(t("tr_need_so_seeds", lang, **words))

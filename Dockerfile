@@ -22,6 +22,7 @@ COPY --chown=app:app .streamlit ./.streamlit
 COPY --chown=app:app viz_core ./viz_core
 COPY --chown=app:app ui ./ui
 COPY --chown=app:app classroom ./classroom
+COPY --chown=app:app lessons ./lessons
 
 USER app
 EXPOSE 8501

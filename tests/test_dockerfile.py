@@ -46,6 +46,15 @@ def test_dockerfile_follows_the_deployment_rules():
     ]:
         assert needed in copied
     assert re.search(r"\bclassroom\b", copied)  # the class mode's store
+    # Every folder the server reads at run time (tracked by git; not the tests', the benches',
+    # training's, the docs' or deployment's): lessons/ was once left out.
+    tracked = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True,
+                             check=True).stdout.split()  # fmt: skip
+    folders = {path.split("/")[0] for path in tracked if "/" in path}
+    runtime = folders - {"tests", "bench", "training", "docs", "deploy", ".ci"}
+    assert runtime and all(re.search(rf"(^|\s){re.escape(f)}(\s|$)", copied) for f in runtime), (
+        runtime
+    )
     (data,) = [run for run in instructions("RUN") if "/app/data" in run]
     assert "chown app:app /app/data" in data  # the non-root user writes the SQLite file
     assert any("CLASSROOM_DATA_DIR=/app/data" in env for env in instructions("ENV"))

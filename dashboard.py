@@ -7,7 +7,6 @@ boot.import_all()  # before anything else: no first run may meet a half-imported
 
 import streamlit as st  # noqa: E402
 
-from ui.classroom import follow  # noqa: E402
 from ui.kit import lesson_bar, memory, notes, screen, state, touch  # noqa: E402
 from ui.kit.pages import FAVICON  # noqa: E402
 from ui.kit.text import t  # noqa: E402
@@ -31,14 +30,11 @@ page = st.navigation(state.navigation_pages(lang), position="top")
 # browser has not set up yet when it asks for the rerun comes back with its default).
 screen.watch_width(link_notes)
 touch.one_tap()
-switches = state.app_switches()
+state.app_switches()
 # A lesson's step opens its own page: after the switches (a run that ends in a switch without
 # them drops their values), before the page's widgets.
 link_notes += lesson_bar.follow()
-follow.tell_step(state.lesson_where())  # a class on: every phone follows the step
-# The class page has its own controls: the bar's would draw its charts a second time.
-lesson_bar.bar(lang, extra=None if page.url_path == "classroom" else follow.step_controls)
-lesson_bar.add_button(switches, page.url_path, page.title, lang)
+lesson_bar.bar(lang, page.url_path)
 notes.show_notes(link_notes, lang)
 
 try:

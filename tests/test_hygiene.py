@@ -124,8 +124,10 @@ def imported_modules(path):
 
 
 PAGES = PATHS  # the registry's page folders
-# What one page may use of another: its settings and its cached computation, never its body.
-SHAREABLE = {"settings", "compute"}
+# What one page may use of another: its settings, its cached computation and its figure builders
+# and presets (pure: numbers in, a figure or numbers out; the lesson export draws with them),
+# never its body.
+SHAREABLE = {"settings", "compute", "figures", "presets"}
 
 
 def may_import(folder, name):
@@ -137,8 +139,8 @@ def may_import(folder, name):
 
 
 def test_a_page_imports_only_the_kit_the_core_and_other_pages_settings():
-    """ui/<page>/ imports ui.kit, viz_core, and of another page only its settings or compute;
-    ui/kit/ imports no page at all."""
+    """ui/<page>/ imports ui.kit, viz_core, and of another page only its settings, compute,
+    figures or presets; ui/kit/ imports no page at all."""
     wrong = [
         f"{path.relative_to(ROOT)} imports {name}"
         for path in python_files("ui")

@@ -1,5 +1,6 @@
-"""My lesson: ＋ on any page collects the view on screen; /lesson names and orders the steps,
-presents them, gives the one link that carries them (nothing stored on the server) and the TOML;
+"""My lesson: Add to my lesson (in any page's link popover) collects the view on screen;
+/lesson names and orders the steps, presents them, gives the one link that carries them
+(nothing stored on the server) and the TOML;
 a link's steps are checked as a lesson file's views are, and a bad one is a note, never a
 traceback."""
 
@@ -26,7 +27,7 @@ def unpack(token):
 
 
 def collect(at, page, **query):
-    """Open ``page`` with ``query`` in the same session and press ＋."""
+    """Open ``page`` with ``query`` in the same session and press Add to my lesson."""
     for key in list(at.query_params):
         del at.query_params[key]
     for key, value in query.items():
@@ -44,7 +45,7 @@ def mine_link(at):
 
 
 def test_collected_views_are_listed_named_ordered_and_carried_by_one_link():
-    """＋ on the lab at d = 1,536 unscaled, then on /scaling's variance: /lesson lists both with
+    """Added on the lab at d = 1,536 unscaled, then on /scaling's variance: /lesson lists them with
     the pages' titles; renamed, moved and one removed, the link carries exactly what is listed."""
     at = open_app("lab", lang="en", d="1536", scale="false")
     at.button(key="lesson_add").click().run()
@@ -147,9 +148,20 @@ def test_a_link_with_bad_steps_gets_a_note_and_the_page_works(token):
     assert "lesson" not in at.query_params
 
 
-def test_plus_stops_at_the_most_steps():
+def test_adding_stops_at_the_most_steps():
     at = open_app("lab", lang="en")
     for _ in range(MINE + 1):
         at.button(key="lesson_add").click().run()
     navigate(at, "lesson")
     assert len([b for b in at.text_input if b.key.startswith("mine_title_")]) == MINE
+
+
+@pytest.mark.parametrize(("page", "query"), [("variants", {"variant": "cross"}), ("kernel", {})])
+def test_a_page_that_reads_the_lab_adds_its_own_view(page, query):
+    """/variants and /kernel close with the lab's settings first: the step is their page's."""
+    at = open_app(page, lang="en", **query)
+    at.button(key="lesson_add").click().run()
+    navigate(at, "lesson")
+    (view,) = [view for view, _ in unpack(mine_link(at)["steps"])]
+    assert view.split("?")[0] == f"/{page}", view
+    assert all(f"{key}={value}" in view for key, value in query.items())

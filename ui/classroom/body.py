@@ -9,13 +9,16 @@ import streamlit as st
 
 from classroom import Unavailable
 from classroom.safety import normalise_code
-from ui.classroom import student, teacher
+from ui.classroom import follow, student, teacher
 from ui.classroom.compute import TEACHING, store, teaching
 from ui.classroom.errors import said
 from ui.classroom.kept import keep_key
 from ui.classroom.settings import ClassroomParams
-from ui.kit import state
+from ui.kit import lesson_bar, state
 from ui.kit.text import t
+
+# Imported before any page runs (ui.boot): every page's lesson bar then does this for a class.
+lesson_bar.with_class(follow.TOOLS)
 
 
 def render() -> None:

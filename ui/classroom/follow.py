@@ -3,6 +3,8 @@ step (the store records it, and the phones' long-poll wakes), and the lesson bar
 the step's question, moves it on (close, show, reveal) and shows the class's answers and the
 reveal in a popover, the step's view staying on the screen behind it."""
 
+from typing import Any
+
 import streamlit as st
 
 from classroom import PHASES, RoomView
@@ -10,7 +12,7 @@ from ui.classroom import shared
 from ui.classroom.compute import TEACHING, store
 from ui.classroom.errors import said
 from ui.classroom.teacher import LIVE, PROBLEM, act
-from ui.kit import state
+from ui.kit import lesson_bar, state
 from ui.kit.lessons import Step, lesson_ref
 from ui.kit.text import t
 
@@ -26,7 +28,7 @@ WIDE = (
 NEXT = {"open": "close", "closed": "show_answers", "shown": "reveal"}  # the bar's next action
 
 
-def tell_step(where: dict[str, object] | None) -> None:
+def tell_step(where: dict[str, Any] | None) -> None:
     """Tell the store the step on this projector, when it changed and a class is on."""
     room, key = TEACHING.get()
     if not room:
@@ -87,3 +89,6 @@ def answers(current: RoomView, lang: str) -> None:
         st.html(WIDE)
         with st.container(key="lesson_answers_body"):
             shared.results(current, lang)
+
+
+TOOLS = lesson_bar.ClassTools(tell_step, step_controls)  # every page's lesson bar, for a class

@@ -4,20 +4,37 @@ The keys ←/→ and PageUp/PageDown (what a presentation clicker sends) press �
 """
 
 from collections.abc import Callable
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import streamlit as st
-from streamlit.delta_generator import DeltaGenerator
 
 from ui.kit import notes, state
 from ui.kit.display import safe_text
 from ui.kit.lessons import CUSTOM, MINE, Lesson, Step, lesson_of, parse_view, view_of
-from ui.kit.pages import PATHS, page_named, page_settings
+from ui.kit.pages import page_named, page_settings
 from ui.kit.snippets import snippet
 from ui.kit.text import t
 from viz_core.settings import Note, to_int
 
 GO = "_lesson_go"  # the step a click on ← or → asked for, applied at the top of the next run
+
+
+class ClassTools(NamedTuple):
+    """What the class page does in a lesson: tell its store the step on screen (every phone
+    follows), and draw the step's class controls in the bar."""
+
+    tell: Callable[[dict[str, Any] | None], None]
+    controls: Callable[[Step, str], None]
+
+
+# The class page's, handed over when it is imported (the kit imports no page).
+CLASS: list[ClassTools] = []
+
+
+def with_class(tools: ClassTools) -> None:
+    """The class page hands the bar what it does for a class."""
+    CLASS[:] = [tools]
+
 
 # A key outside a text box presses the bar's button; added once per document.
 KEYS_JS = """export default function () {
@@ -91,10 +108,13 @@ def _leave() -> None:
     st.session_state[state.LESSON] = None
 
 
-def bar(lang: str, extra: Callable[[Step, str], None] | None = None) -> None:
-    """The lesson bar, when a lesson is on: titles, N / total, ← →, notes, ``extra`` (a class's
-    controls for the step), and leave."""
-    where = st.session_state.get(state.LESSON)
+def bar(lang: str, path: str) -> None:
+    """The lesson bar, when a lesson is on: titles, N / total, ← →, notes, a class's controls for
+    the step (not on the class page ``path``, which has its own), and leave. A class's store is
+    told the step first, lesson or none."""
+    where = state.lesson_where()
+    for tools in CLASS:
+        tools.tell(where)
     if not where:
         return
     lesson, token = lesson_of(where), where.get("steps")
@@ -109,8 +129,8 @@ def bar(lang: str, extra: Callable[[Step, str], None] | None = None) -> None:
         if step.notes:  # a teacher's own lesson has none
             with st.popover(t("lesson_notes", lang), key="lesson_notes"):
                 safe_text(step.notes[lang])
-        if extra is not None:
-            extra(step, lang)
+        for tools in CLASS if path != "classroom" else ():
+            tools.controls(step, lang)
         st.button("", key="lesson_leave", icon=":material/close:", help=t("lesson_leave", lang),
                   on_click=_leave)  # fmt: skip
     snippet("lesson_keys", KEYS_JS)(key="_lesson_keys")
@@ -130,27 +150,28 @@ class Collected(NamedTuple):
 COLLECTED: state.Slot[tuple[Collected, ...]] = state.Slot("lesson", "mine", ())
 
 
-def add_view(path: str, title: str, lang: str) -> None:
+def add_view(path: str, lang: str) -> None:
     """Add the view on screen (its page and the settings its address holds) to my lesson."""
     mine = COLLECTED.get()
     if len(mine) >= MINE:
         st.toast(t("lesson_mine_full", lang, most=MINE), icon=":material/block:")
         return
-    view = view_of(path or PATHS[0], st.query_params.to_dict())
+    view = view_of(path, st.query_params.to_dict())
     try:
         parse_view(view)
     except ValueError:  # the address is being rewritten: the next click takes it
         st.toast(t("lesson_mine_later", lang), icon=":material/hourglass_top:")
         return
     number = max((step.number for step in mine), default=0) + 1
+    title = t(page_named(path).title_key, lang)
     COLLECTED.set((*mine, Collected(number, view, title)))
     st.toast(t("lesson_mine_added", lang, n=len(mine) + 1), icon=":material/playlist_add:")
 
 
-def add_button(row: DeltaGenerator, path: str, title: str, lang: str) -> None:
-    """The top bar's ＋ that adds this view to my lesson."""
-    row.button("", key="lesson_add", icon=":material/playlist_add:",
-               help=t("lesson_add", lang), on_click=add_view, args=(path, title, lang))  # fmt: skip
+def add_button(path: str, lang: str) -> None:
+    """Add to my lesson, in the page's link popover: the view a teacher would share."""
+    st.button(t("lesson_add", lang), key="lesson_add", icon=":material/playlist_add:",
+              on_click=add_view, args=(path, lang))  # fmt: skip
 
 
 def move(index: int, by: int) -> None:

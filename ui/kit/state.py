@@ -15,7 +15,6 @@ from typing import Any, Generic, TypeVar, cast
 from urllib.parse import urlencode
 
 import streamlit as st
-from streamlit.delta_generator import DeltaGenerator
 from streamlit.navigation.page import StreamlitPage
 
 from ui.kit import notes
@@ -77,10 +76,9 @@ def lang() -> str:
     return str(st.session_state.get("lang", "zh"))
 
 
-def app_switches() -> DeltaGenerator:
+def app_switches() -> None:
     """The language and presenter mode, above every page (no sidebar to open). Built by the
-    entry before the page runs: a widget of one page would be another page's new widget.
-    Returns their row, where the entry adds the lesson's ＋."""
+    entry before the page runs: a widget of one page would be another page's new widget."""
     language = lang()
     # Handed to the browser again every run: when a run's elements were dropped (the next run
     # started before they were drawn, as a class opening a link at once makes happen), the
@@ -104,7 +102,6 @@ def app_switches() -> DeltaGenerator:
         width="content",
     )
     row.toggle(t("present_label", language), key="present", help=t("present_help", language))
-    return row
 
 
 def navigation_pages(language: str) -> list[StreamlitPage]:
@@ -344,3 +341,6 @@ def close_page(*settings: Settings, share: bool = True) -> None:
         with st.popover(t("share_title", lang()), key="share_link", icon=":material/link:"):
             st.caption(t("share_hint", lang()))
             st.code(f"{base}?{urlencode(wanted)}", language=None, wrap_lines=True)
+            from ui.kit import lesson_bar  # here: lesson_bar reads this module's session keys
+
+            lesson_bar.add_button(settings[-1].PAGE, lang())  # the page's own settings come last

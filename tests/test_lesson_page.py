@@ -5,9 +5,12 @@ import html
 import re
 
 import pytest
+import test_classroom_page
 from conftest import open_app
 
 from ui.kit.lessons import lessons
+
+downloads = test_classroom_page.downloads  # a fixture: each download's deferred callable
 
 
 def texts(at):
@@ -25,8 +28,8 @@ def test_the_page_lists_every_lesson_with_its_length_and_steps(lang):
         assert length in shown
         for number, step in enumerate(lesson.steps, start=1):
             assert f"{number}. {step.title[lang]}" in shown
-    downloads = at.get("download_button")
-    assert len(downloads) == len(lessons())
+    buttons = at.get("download_button")
+    assert len(buttons) == 2 * len(lessons())  # its TOML and its offline file
 
 
 def test_present_opens_the_first_step_with_the_bar():
@@ -53,4 +56,18 @@ def test_the_notes_of_one_lesson_are_one_page_with_every_step(lang):
 
 def test_a_bad_notes_value_gets_a_note_and_the_list():
     at = open_app("lesson", lang="en", notes="<b>nope</b>")
-    assert at.info and len(at.get("download_button")) == len(lessons())
+    assert at.info and len(at.get("download_button")) == 2 * len(lessons())
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_the_offline_download_is_the_exported_lesson_made_when_clicked(downloads, lang):
+    """Each lesson's offline button sends, when clicked, what ``python -m ui.lesson.export``
+    writes for it in the page's language; nothing is made before the click."""
+    from ui.lesson.export import lesson_html
+
+    at = open_app("lesson", lang=lang)
+    offline = [d for d in at.get("download_button") if d.proto.deferred_file_id]
+    assert len(offline) == len(lessons()) == len(downloads)
+    sent = downloads[offline[-1].proto.deferred_file_id]()
+    lesson = list(lessons().values())[-1]
+    assert sent == lesson_html(lesson, lang).encode("utf-8")

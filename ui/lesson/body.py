@@ -3,6 +3,7 @@ printable page, and Download (its TOML file); and my lesson, the views a teacher
 with ＋ on any page, named, ordered, presented from one link or downloaded."""
 
 import json
+from functools import partial
 from urllib.parse import urlencode
 
 import streamlit as st
@@ -12,6 +13,7 @@ from ui.kit.display import safe_text, selectbox
 from ui.kit.lesson_bar import COLLECTED, Collected
 from ui.kit.lessons import CUSTOM, FOLDER, Lesson, lessons, steps_token
 from ui.kit.text import t
+from ui.lesson import export
 from ui.lesson.settings import NONE, LessonsParams
 
 
@@ -50,6 +52,12 @@ def card(lesson: Lesson, lang: str) -> None:
             st.download_button(t("ls_download", lang), path.read_bytes(), file_name=path.name,
                                mime="application/toml", key=f"download_{lesson.id}",
                                icon=":material/download:")  # fmt: skip
+            # Made when clicked, in Streamlit's own thread: 5 MB never sits in a page's run.
+            offline = partial(export.offline_file, lesson, lang)
+            st.download_button(t("ls_offline", lang), offline, mime="text/html",
+                               file_name=f"{lesson.id}-{lang}.html", on_click="ignore",
+                               key=f"offline_{lesson.id}", help=t("ls_offline_help", lang),
+                               icon=":material/wifi_off:")  # fmt: skip
 
 
 def printable_notes(lesson: Lesson, lang: str) -> None:

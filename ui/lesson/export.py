@@ -382,6 +382,11 @@ def lesson_html(lesson: Lesson, lang: str) -> str:
     return re.sub(r"__(LANG|SECTIONS|DATA|PLOTLY)__", lambda found: parts[found[1]], page)
 
 
+def offline_file(lesson: Lesson, lang: str) -> bytes:
+    """The lesson's file as /lesson's Download sends it."""
+    return lesson_html(lesson, lang).encode("utf-8")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Write a shipped lesson's file; 2 (with a message) for a lesson that does not exist."""
     parser = argparse.ArgumentParser(

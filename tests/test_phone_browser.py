@@ -555,12 +555,12 @@ def test_a_phone_follows_the_teacher_s_lesson_and_answers_its_question(
         tab.get_by_role("button", name=t("cl_lessons_button", lang)).click()
         since = time.monotonic()
         tab.get_by_role("button", name=lesson.title[lang], exact=True).click()
-        phone.heard("p.step", lesson.steps[0].title[lang], since=since)
+        took = {"step 1": phone.heard("p.step", lesson.steps[0].title[lang], since=since)}
         wait_idle(tab, settle_ms=800)
         tab.locator(".st-key-lesson_bar").wait_for(timeout=WAIT_MS)
         since = time.monotonic()
         tab.keyboard.press("ArrowRight")
-        phone.heard("p.step", lesson.steps[1].title[lang], since=since)
+        took["step 2"] = phone.heard("p.step", lesson.steps[1].title[lang], since=since)
         assert teacher.room(code).step == 2
         question = lesson.steps[1].question
         assert question is not None  # the lesson's step 2 asks the class
@@ -568,7 +568,8 @@ def test_a_phone_follows_the_teacher_s_lesson_and_answers_its_question(
         since = time.monotonic()
         tab.locator(".st-key-lesson_ask button").click()
         truth = QUESTIONS[question].truth()
-        phone.heard("h2", QUESTIONS[question].say(lang, truth.args), since=since)
+        took["question"] = phone.heard("h2", QUESTIONS[question].say(lang, truth.args), since=since)
+        (ARTIFACTS / f"phone-lesson-{lang}.json").write_text(json.dumps(took))  # s, click → phone
         box = phone.page.locator("main#live input[name=value]")
         box.fill(f"{truth.value:.1f}")
         with phone.navigating():

@@ -81,8 +81,10 @@ def apply_step(lesson: Lesson, number: int, token: str | None = None) -> None:
     for settings in page_settings(page_named(step.page)):
         values, _ = settings.parse(asked)
         state.hand_on(values)
-    where = {"id": lesson.id, "step": number}
-    st.session_state[state.LESSON] = where | ({"steps": token} if token else {})
+    where = {"id": lesson.id, "step": number} | ({"steps": token} if token else {})
+    st.session_state[state.LESSON] = where
+    for tools in CLASS:  # the phones hear of the step while the projector draws it
+        tools.tell(where)
     st.switch_page(page_named(step.page).file)
 
 

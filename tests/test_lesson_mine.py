@@ -11,6 +11,7 @@ import zlib
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
+import test_classroom_page
 from conftest import navigate, open_app
 from test_lab_projector import blocks
 from test_lesson_bar import bar_text
@@ -19,6 +20,8 @@ from ui.kit.lessons import MINE, custom_lesson, parse_view, steps_token
 from ui.kit.pages import page_named
 from ui.kit.text import t
 from ui.scaling.settings import ScalingParams
+
+downloads = test_classroom_page.downloads  # a fixture: each download's deferred callable
 
 
 def unpack(token):
@@ -87,12 +90,27 @@ def test_my_lesson_s_link_opens_its_steps_for_anyone():
     assert t("lesson_notes", "en") not in popovers  # my lesson's steps have no notes to open
 
 
+def test_my_lesson_downloads_as_an_offline_file(downloads):
+    """My lesson's offline button sends the exported file of exactly its steps, names as text."""
+    from ui.lesson.export import lesson_html
+
+    at = open_app("lab", lang="en", d="64")
+    at.button(key="lesson_add").click().run()
+    navigate(at, "lesson")
+    at.text_input(key="mine_title_1").input("</script><b>x</b>").run()
+    (offline,) = [d for d in at.get("download_button") if "offline_mine" in d.proto.id]
+    sent = downloads[offline.proto.deferred_file_id]()
+    token = mine_link(at)["steps"]
+    assert sent == lesson_html(custom_lesson(token), "en").encode("utf-8")
+    assert b"</script><b>x</b>" not in sent
+
+
 def test_present_opens_step_one_of_my_lesson():
     """Present opens my lesson's first step, beside its Download."""
     at = open_app("lab", lang="zh", d="64")
     at.button(key="lesson_add").click().run()
     navigate(at, "lesson")
-    (download,) = [d for d in at.get("download_button") if d.proto.id and "mine" in d.proto.id]
+    (download,) = [d for d in at.get("download_button") if d.proto.id.endswith("download_mine")]
     at.button(key="present_mine").click().run()
     assert bar_text(at) == f"我的课程 · 1 / 1 · {t(page_named('lab').title_key, 'zh')}"
     assert at.query_params["lesson"] == "custom" and at.query_params["d"] == "64"

@@ -11,7 +11,7 @@ import streamlit as st
 from ui.kit import lesson_bar, state
 from ui.kit.display import safe_text, selectbox
 from ui.kit.lesson_bar import COLLECTED, Collected
-from ui.kit.lessons import CUSTOM, FOLDER, Lesson, lessons, steps_token
+from ui.kit.lessons import CUSTOM, FOLDER, Lesson, custom_lesson, lessons, steps_token
 from ui.kit.text import t
 from ui.lesson import export
 from ui.lesson.settings import NONE, LessonsParams
@@ -93,6 +93,11 @@ def my_lesson(lang: str) -> None:
             st.download_button(t("ls_download", lang), mine_toml(named, lang),
                                file_name="my_lesson.toml", mime="application/toml",
                                key="download_mine", icon=":material/download:")  # fmt: skip
+            offline = partial(export.offline_file, custom_lesson(token), lang)
+            st.download_button(t("ls_offline", lang), offline, mime="text/html",
+                               file_name=f"my_lesson-{lang}.html", on_click="ignore",
+                               key="offline_mine", help=t("ls_offline_help", lang),
+                               icon=":material/wifi_off:")  # fmt: skip
         base = (st.context.url or "").split("?")[0]
         st.caption(t("ls_mine_link", lang))
         link = urlencode({"lesson": CUSTOM, "steps": token, "step": 1, "lang": lang})

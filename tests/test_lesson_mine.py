@@ -142,6 +142,8 @@ def test_a_link_of_eight_steps_stays_short():
 
 BAD = [
     "not base64 !!",
+    steps_token([["/lab", "x"]]) + "A" * 100_000,  # a lesson, then more than any link carries
+    base64.urlsafe_b64encode(zlib.compress(b'[["/lab","x"]]') + b"tail").decode(),
     base64.urlsafe_b64encode(b"not deflated").decode(),
     base64.urlsafe_b64encode(zlib.compress(b'{"a": 1}')).decode(),
     steps_token([["/nowhere", "x"]]),

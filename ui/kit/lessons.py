@@ -169,12 +169,14 @@ def steps_token(steps: list[list[str]]) -> str:
 def custom_lesson(token: str) -> Lesson:
     """The lesson a link's ``steps`` carries, each view checked as a lesson file's are; a
     ValueError for anything else (not ours, too long, a view the app does not have)."""
+    if len(token) > LINK_BYTES * 2:  # deflated JSON is never twice its size: not ours
+        raise ValueError("steps is too long")
     try:
         deflated = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
         inflater = zlib.decompressobj()
         raw = json.loads(inflater.decompress(deflated, LINK_BYTES))
-        if inflater.unconsumed_tail:
-            raise ValueError("too long")
+        if inflater.unconsumed_tail or inflater.unused_data or not inflater.eof:
+            raise ValueError("too long, or more than one lesson")
     except (ValueError, zlib.error) as problem:  # binascii.Error, JSONDecodeError: ValueErrors
         raise ValueError(f"steps is not a lesson: {problem}") from None
     if not isinstance(raw, list) or not 1 <= len(raw) <= MINE:

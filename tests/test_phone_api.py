@@ -660,6 +660,24 @@ def test_a_tap_after_close_says_closed_and_not_saved(client, store, room):
     assert store.roster(room.code).students[student_key(store, room)].answer is None
 
 
+def test_a_store_error_it_did_not_expect_is_not_saved_never_a_500(client, store, room, caplog):
+    """The store fails in a way no refusal names (a bug, or a database error of a new kind):
+    the phone is told its answer was not saved (503), the page still polls, the error is logged."""
+    tap(client, room.code, do="join")
+    ask(store, room, CHOICE)
+    value = option_values(page(client, room.code))[0]
+
+    def broken(*_):
+        raise RuntimeError("a store bug")
+
+    store.save_answer = broken
+    response = tap(client, room.code, do="answer", value=value, number="1")
+    assert response.status_code == 503
+    assert said("ph_not_saved", reason=said("unavailable")) in text_of(response)
+    assert 'data-live="yes"' in response.text
+    assert any("a store bug" in (r.exc_text or "") for r in caplog.records)
+
+
 def test_a_tap_for_an_old_question_is_refused_moved_on_and_not_saved(client, store, room):
     """A page still showing question 1 taps after question 2 was asked: 409 moved_on, and the
     tap is not taken as an answer to question 2 (whose options it may share)."""

@@ -2,6 +2,7 @@
 plain forms (a reload shows the state), and its few lines of script only add live updates.
 Server-rendered from the app's own strings; Jinja2 escapes everything a student typed."""
 
+import logging
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -12,7 +13,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.templating import Jinja2Templates
 
-from classroom import QUESTIONS, Invalid, NotFound, Refusal
+from classroom import QUESTIONS, Invalid, NotFound, Refusal, Unavailable
 from classroom.refusals import sentence
 from classroom.safety import normalise_code
 from classroom.store import Mine, Roster
@@ -29,6 +30,7 @@ TEMPLATES = Jinja2Templates(
 )
 SCRIPT = (HERE / "phone.js").read_text(encoding="utf-8")
 LANGUAGES = (("zh", "中文"), ("en", "EN"))
+log = logging.getLogger(__name__)
 GONE = {"ended", "expired", "no_room"}  # the class is not there: nothing to join
 
 
@@ -175,6 +177,7 @@ class Pages:
         (303): the page then reads what was saved. A refusal is said on the page itself."""
         lang = web.lang(request)
         code = web.room_code(request) or ""
+        form: dict[str, str] = {}
         try:
             form = {k: v[0] for k, v in parse_qs((await web.body(request)).decode()).items()}
             lang = web.lang(request, form.get("lang"))
@@ -185,6 +188,9 @@ class Pages:
             return await self.refused(request, code, error, lang)
         except UnicodeDecodeError:
             return await self.refused(request, code, Invalid("bad_request"), lang)
+        except Exception:  # a store error it did not expect: logged; the phone is told not saved
+            log.exception("the phone page's %r failed", form.get("do"))
+            return await self.refused(request, code, Unavailable(), lang)
         return response
 
     async def act(self, request: Request, code: str, form: dict[str, str], lang: str) -> Response:
@@ -217,7 +223,9 @@ class Pages:
         note = t("ph_not_saved", lang, reason=reason) if error.code != "locked" else reason
         try:
             shown = await self.who(request, code, lang) if code else Screen("gone")
-        except Refusal:
-            shown = Screen("away", code)  # the database is away: the page looks again
+        except Exception as problem:  # the database is away (or failed): the page looks again
+            if not isinstance(problem, Refusal):
+                log.exception("the phone page could not read class %s", code)
+            shown = Screen("away", code)
         shown = Screen(shown.view, shown.code, shown.roster, shown.me, note, "bad")
         return render(request, shown, lang, web.status(error))

@@ -122,3 +122,22 @@ def test_the_keys_step_through_the_lesson_on_a_projector(opened, lang):
     tab.keyboard.press("ArrowRight")
     tab.wait_for_timeout(1500)
     assert tab.evaluate("new URLSearchParams(location.search).get('step')") == "1"
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("lang", ["zh", "en"])
+@pytest.mark.parametrize("number", [1, 6])
+def test_a_lab_step_fits_a_projector_below_the_bar(opened, lang, number):
+    """why_sqrt_d's lab steps at 1280 × 720 in presenter mode, the bar above them: the weights
+    heatmap, the row's table and its verdict all end inside 720 px (the bar and the hidden
+    title and "about" take no room of theirs)."""
+    tab = opened("projector", f"?lang={lang}&lesson={LESSON}&step={number}",
+                 ".st-key-lab_row_numbers table")  # fmt: skip
+    tab.wait_for_selector(".st-key-weights_heatmap .nsewdrag", timeout=30_000)
+    bottoms = tab.evaluate(
+        """() => Object.fromEntries(['.st-key-lesson_bar', '.st-key-weights_heatmap .nsewdrag',
+             '.st-key-lab_row_numbers table', '.st-key-lab_row_verdict p'].map(s => {
+             const e = document.querySelector(s);
+             return [s, e ? e.getBoundingClientRect().bottom : null]; }))"""
+    )
+    assert all(bottom is not None and bottom <= 720 for bottom in bottoms.values()), bottoms

@@ -36,6 +36,11 @@ RADIO_OFF = "[data-testid=stRadioOption]:has(input:not(:checked)) > div > div:fi
 PRESENT_CSS = (
     "html{font-size:18px} .stMainBlockContainer{max-width:100%;padding-top:2.6rem!important}"
     " .st-key-about,.stMain h1{display:none}"
+    # Their wrappers too: an element of no height still takes the column's gap (36 px for both).
+    " [data-testid=stLayoutWrapper]:has(> .st-key-about),"
+    " .stMain [data-testid=stElementContainer]:has(> .stHeading h1){display:none}"
+    # A lesson's bar as low as its text: the step's figure and its numbers keep the first screen.
+    " .st-key-lesson_bar button{min-height:1.9rem;padding-top:.1rem;padding-bottom:.1rem}"
     " .modebar-container{display:none!important}"  # it covered a heatmap's column title
     " .stMainBlockContainer{padding-left:1.5rem;padding-right:1.5rem}"
     f" {SWITCH_OFF}{{background:transparent;box-shadow:0 0 0 2px currentColor}}"

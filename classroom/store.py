@@ -547,6 +547,14 @@ class Store:
         counts = {option: found.pop(option, 0) for option in asked.truth.options}
         return counts | dict(sorted(found.items(), key=lambda item: (-item[1], item[0])))
 
+    def _shown_counts(
+        self, conn: Connection, asked: _Asked | None, phase: str
+    ) -> dict[str, int] | None:
+        """The class's counts of ``asked`` once the room is shown or revealed, else None."""
+        if asked is None or PHASES.index(phase) < PHASES.index("shown"):
+            return None
+        return self._counts(conn, asked)
+
     def _bump(self, conn: Connection, room: Row[Any], **values: Any) -> None:
         """Set ``values`` on the room and bump its version: phones see a teacher action."""
         query = update(ROOMS).where(ROOMS.c.id == room.id)
@@ -637,8 +645,7 @@ class Store:
         with self._transaction(write=False) as conn:
             room = self._room(conn, code)
             asked = self._asked(conn, room)
-            shown = asked is not None and PHASES.index(room.phase) >= PHASES.index("shown")
-            counts = self._counts(conn, asked) if shown and asked is not None else None
+            counts = self._shown_counts(conn, asked, room.phase)
             mine = (ANSWERS.c.student_id == STUDENTS.c.id) & (ANSWERS.c.asked_id == room.asked_id)
             query = (
                 select(STUDENTS.c.id, STUDENTS.c.token_hash, STUDENTS.c.nickname,
@@ -658,9 +665,7 @@ class Store:
         with self._transaction(write=False) as conn:
             room = self._room(conn, code)
             asked = self._asked(conn, room)
-            counts = None
-            if asked is not None and PHASES.index(room.phase) >= PHASES.index("shown"):
-                counts = self._counts(conn, asked)
+            counts = self._shown_counts(conn, asked, room.phase)
         return _room_view(room, room.phase, room.version, asked, counts)
 
     # --- the teacher's actions ------------------------------------------------------------------
@@ -716,8 +721,7 @@ class Store:
             room = self._teacher_room(conn, code, key, lock=True)
             self._bump(conn, room, lesson=lesson, step=step)
             asked = self._asked(conn, room)
-            shown = asked is not None and PHASES.index(room.phase) >= PHASES.index("shown")
-            counts = self._counts(conn, asked) if shown and asked is not None else None
+            counts = self._shown_counts(conn, asked, room.phase)
             room = self._room(conn, code)
         self._changed(room.code)
         return _room_view(room, room.phase, room.version, asked, counts)
@@ -741,8 +745,7 @@ class Store:
             phase = max(room.phase, phase, key=PHASES.index)
             self._bump(conn, room, phase=phase)
             asked = self._asked(conn, room)
-            shown = PHASES.index(phase) >= PHASES.index("shown")
-            counts = self._counts(conn, asked) if shown and asked is not None else None
+            counts = self._shown_counts(conn, asked, phase)
         self._changed(room.code)
         return _room_view(room, phase, room.version + 1, asked, counts)
 

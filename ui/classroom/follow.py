@@ -11,7 +11,7 @@ from classroom import PHASES, RoomView
 from ui.classroom import shared
 from ui.classroom.compute import TEACHING, store
 from ui.classroom.errors import said
-from ui.classroom.teacher import LIVE, PROBLEM, act
+from ui.classroom.teacher import LIVE, PROBLEM, act, answered_line
 from ui.kit import lesson_bar, state
 from ui.kit.lessons import Step, lesson_ref
 from ui.kit.text import t
@@ -34,7 +34,7 @@ def tell_step(where: dict[str, Any] | None) -> None:
     if not room:
         return
     ref = lesson_ref(where) if where else None
-    number = int(str(where["step"])) if where else None
+    number = where["step"] if where else None
     if TOLD.get() == (room, ref, number):
         return
     act(room, key, "present", ref, number)
@@ -72,13 +72,8 @@ def step_controls(step: Step, lang: str) -> None:
 
 @st.fragment(run_every=LIVE)
 def count(room: str, key: str, lang: str) -> None:
-    """Answered so far, of those who joined, in the bar: counted every LIVE seconds."""
-    try:
-        tally = store().tally(room, key)
-    except Exception as error:
-        st.caption(said(error, lang))
-        return
-    st.caption(t("cl_answered", lang, answered=tally.answered, joined=tally.joined))
+    """The count, small in the bar, every LIVE seconds."""
+    st.caption(answered_line(room, key, lang)[0])
 
 
 def answers(current: RoomView, lang: str) -> None:

@@ -129,15 +129,24 @@ def question_label(question_id: str, lang: str) -> str:
     return QUESTIONS[question_id].text(lang, default_truth(question_id))
 
 
-@st.fragment(run_every=LIVE)
-def live_count(room: str, key: str, lang: str) -> None:
-    """Answered so far, of those who joined: counted every LIVE seconds, no answer shown."""
+def answered_line(room: str, key: str, lang: str) -> tuple[str, bool]:
+    """Answered so far, of those who joined (no answer shown); or why it could not be counted.
+    The second value says whether it is the count."""
     try:
         tally = store().tally(room, key)
     except Exception as error:
-        st.caption(said(error, lang))
-        return
-    st.markdown(f"## {t('cl_answered', lang, answered=tally.answered, joined=tally.joined)}")
+        return said(error, lang), False
+    return t("cl_answered", lang, answered=tally.answered, joined=tally.joined), True
+
+
+@st.fragment(run_every=LIVE)
+def live_count(room: str, key: str, lang: str) -> None:
+    """The count, large on the projector, every LIVE seconds."""
+    line, counted = answered_line(room, key, lang)
+    if counted:
+        st.markdown(f"## {line}")
+    else:
+        st.caption(line)
 
 
 def phase_buttons(room: str, key: str, current: RoomView, lang: str) -> None:

@@ -20,7 +20,6 @@ from viz_core.settings import LANGUAGES
 
 FOLDER = Path(__file__).resolve().parents[2] / "lessons"
 STEPS = (4, 20)  # a lesson's fewest and most steps
-APP_KEYS = ("lang", "present", "lesson", "step", "steps")  # the app's and the bar's: not a view's
 CUSTOM = "custom"  # the id of a lesson whose steps the link carries (?lesson=custom&steps=…)
 MINE = 20  # the most steps a teacher's own lesson holds
 LINK_BYTES = 4096  # the most a link's steps may unpack to: no link makes the server inflate more
